@@ -1,0 +1,36 @@
+// The sockbuf command line: commander wiring only. Each command lives in its own file and registers
+// itself here; no logic of its own.
+import { Command, CommanderError } from 'commander';
+import { UsageError } from '../policy/units.js';
+
+const VERSION = '0.1.0';
+
+export function buildProgram(): Command {
+  const program = new Command('sockbuf')
+    .description('Socket buffers done right on Linux, proven with measurements')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code (0 ok, 1 a check failed, 2 bad usage, 3 environment refused). */
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+      if (err.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`sockbuf: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,56 @@
+// `--listen [HOST:]PORT` and `--to HOST:PORT`, IPv4 and IPv6 (`[::1]:5201`). Pure.
+import { isIP } from 'node:net';
+import { UsageError } from './units.js';
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+function bad(option: string, value: string, expected: string): never {
+  throw new UsageError(`invalid value for ${option}: '${value}' (expected ${expected})`);
+}
+
+function port(option: string, value: string, p: string): number {
+  if (!/^\d+$/.test(p) || Number(p) > 65535) bad(option, value, 'a port from 0 to 65535');
+  return Number(p);
+}
+
+function split(option: string, value: string): { host?: string; port: string } {
+  const v = value.trim();
+  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(v);
+  if (bracket) return { host: bracket[1], port: bracket[2] };
+  const i = v.lastIndexOf(':');
+  if (i < 0) return { port: v };
+  const host = v.slice(0, i);
+  if (host.includes(':')) bad(option, value, 'an IPv6 address in brackets, such as [::1]:5201');
+  return { host, port: v.slice(i + 1) };
+}
+
+function host(option: string, value: string, h: string): string {
+  if (h === 'localhost') return '127.0.0.1';
+  if (!isIP(h)) bad(option, value, 'an IPv4 or IPv6 address');
+  return h;
+}
+
+/** `--listen [HOST:]PORT`; HOST defaults to 127.0.0.1. */
+export function parseListen(value: string, option = '--listen', defaultHost = '127.0.0.1'): HostPort {
+  const s = split(option, value);
+  return {
+    host: s.host === undefined ? defaultHost : host(option, value, s.host),
+    port: port(option, value, s.port),
+  };
+}
+
+/** `--to HOST:PORT`. */
+export function parseTo(value: string, option = '--to'): HostPort {
+  const s = split(option, value);
+  if (s.host === undefined) bad(option, value, 'HOST:PORT, such as 127.0.0.1:5201 or [::1]:5201');
+  const p = port(option, value, s.port);
+  if (p === 0) bad(option, value, 'a port from 1 to 65535');
+  return { host: host(option, value, s.host), port: p };
+}
+
+export function formatHostPort(hp: HostPort): string {
+  return hp.host.includes(':') ? `[${hp.host}]:${hp.port}` : `${hp.host}:${hp.port}`;
+}

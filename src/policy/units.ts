@@ -1,0 +1,166 @@
+// One strict parser for every option's value (DESIGN's conventions). Pure: no I/O.
+// Errors name the option and the value, so the CLI can print them and exit 2.
+
+export class UsageError extends Error {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function fail(option: string, value: string, expected: string): never {
+  throw new UsageError(`invalid value for ${option}: '${value}' (expected ${expected})`);
+}
+
+const NUM = '(\\d+(?:\\.\\d+)?|\\.\\d+)';
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+  tib: 1024 ** 4,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+};
+
+/** Bytes: `8192`, `256K` = `256KiB` = 262144, `2M`, while `2KB`/`2MB` are SI (2000, 2000000). */
+export function parseSize(value: string | number, option = 'size'): number {
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value >= 0) return value;
+    fail(option, String(value), 'a size such as 8192, 256K, 2MiB or 2MB');
+  }
+  const m = new RegExp(`^${NUM}\\s*([a-zA-Z]*)$`).exec(value.trim());
+  const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || unit === undefined) fail(option, value, 'a size such as 8192, 256K, 2MiB or 2MB');
+  const n = Number(m[1]) * unit;
+  if (!Number.isFinite(n) || !Number.isSafeInteger(Math.round(n))) fail(option, value, 'a size that fits');
+  if (Math.round(n) !== n && Math.abs(Math.round(n) - n) > 1e-6)
+    fail(option, value, 'a whole number of bytes');
+  return Math.round(n);
+}
+
+const BIT_UNITS: Record<string, number> = {
+  bit: 1,
+  kbit: 1e3,
+  mbit: 1e6,
+  gbit: 1e9,
+  tbit: 1e12,
+  bps: 1,
+  kbps: 1e3,
+  mbps: 1e6,
+  gbps: 1e9,
+  'b/s': 8,
+  'kb/s': 8e3,
+  'mb/s': 8e6,
+  'gb/s': 8e9,
+  'kib/s': 8 * 1024,
+  'mib/s': 8 * 1024 ** 2,
+  'gib/s': 8 * 1024 ** 3,
+};
+
+/** Bits per second: `10gbit`, `500mbit`, `1.2GB/s` (bytes per second × 8). A bare number is bit/s. */
+export function parseBitRate(value: string, option = 'bandwidth'): number {
+  const m = new RegExp(`^${NUM}\\s*([a-zA-Z/]*)$`).exec(value.trim());
+  if (!m) fail(option, value, 'a bit rate such as 10gbit, 500mbit or 1.2GB/s');
+  const u = m[2].toLowerCase();
+  const mult = u === '' ? 1 : BIT_UNITS[u];
+  if (mult === undefined) fail(option, value, 'a bit rate such as 10gbit, 500mbit or 1.2GB/s');
+  const n = Number(m[1]) * mult;
+  if (!(n > 0) || !Number.isFinite(n)) fail(option, value, 'a positive bit rate');
+  return n;
+}
+
+/** Datagrams (or messages) per second: `100k`, `100kpps`, `2.5M`, `1000`. */
+export function parsePacketRate(value: string, option = 'rate'): number {
+  const m = new RegExp(`^${NUM}\\s*([kKmMgG]?)(pps|/s)?$`).exec(value.trim());
+  if (!m) fail(option, value, 'a datagram rate such as 1000, 100k or 100kpps');
+  const mult = { '': 1, k: 1e3, m: 1e6, g: 1e9 }[m[2].toLowerCase()] ?? 1;
+  const n = Number(m[1]) * mult;
+  if (!(n > 0) || !Number.isFinite(n)) fail(option, value, 'a positive datagram rate');
+  return n;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
+};
+
+/** Seconds from `250us`, `2ms`, `1.5s`, `1m`. A bare number is refused: the unit is required. */
+export function parseDuration(value: string, option = 'duration'): number {
+  const m = new RegExp(`^${NUM}\\s*(ns|us|µs|ms|s|m|h)$`).exec(value.trim());
+  if (!m) fail(option, value, 'a duration such as 250us, 2ms, 1.5s or 1m');
+  const n = Number(m[1]) * DURATION_UNITS[m[2]];
+  if (!Number.isFinite(n)) fail(option, value, 'a finite duration');
+  return n;
+}
+
+/** A fraction from `0.1%` (→ 0.001). */
+export function parsePercent(value: string, option = 'loss'): number {
+  const m = new RegExp(`^${NUM}\\s*%$`).exec(value.trim());
+  if (!m) fail(option, value, 'a percentage such as 0%, 0.1% or 5%');
+  const n = Number(m[1]) / 100;
+  if (n > 1) fail(option, value, 'a percentage from 0% to 100%');
+  return n;
+}
+
+/** A positive whole number (counts such as --repeat, --parallel, --sockets). */
+export function parseCount(value: string, option: string, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value.trim())) fail(option, value, `a whole number from ${min}`);
+  const n = Number(value);
+  if (n < min || n > max) fail(option, value, `a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** A comma-separated list, each item parsed by `parse`. */
+export function parseList<T>(value: string, option: string, parse: (v: string, o: string) => T): T[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!items.length) fail(option, value, 'a comma-separated list');
+  return items.map((v) => parse(v, option));
+}
+
+// ---- formatting, the inverse for people -------------------------------------------------------
+
+export function formatSize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${Number(v.toFixed(v < 10 ? 2 : 1))} ${units[i]}`;
+}
+
+export function formatBitRate(bitsPerSecond: number): string {
+  const units = ['bit/s', 'kbit/s', 'Mbit/s', 'Gbit/s', 'Tbit/s'];
+  let v = bitsPerSecond;
+  let i = 0;
+  while (Math.abs(v) >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${Number(v.toFixed(v < 10 ? 2 : 1))} ${units[i]}`;
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds >= 1) return `${Number(seconds.toFixed(2))} s`;
+  if (seconds >= 1e-3) return `${Number((seconds * 1e3).toFixed(2))} ms`;
+  return `${Number((seconds * 1e6).toFixed(1))} µs`;
+}

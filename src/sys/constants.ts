@@ -1,0 +1,139 @@
+// Linux constants used by sockbuf. x86_64 and aarch64 share these values: both use the asm-generic
+// socket.h and ioctl encodings, so one table serves both (checked against the kernel's uapi headers).
+
+export const AF_UNSPEC = 0;
+export const AF_INET = 2;
+export const AF_INET6 = 10;
+export const AF_NETLINK = 16;
+
+export const SOCK_STREAM = 1;
+export const SOCK_DGRAM = 2;
+export const SOCK_RAW = 3;
+export const SOCK_NONBLOCK = 0o4000;
+export const SOCK_CLOEXEC = 0o2000000;
+
+export const SOL_SOCKET = 1;
+export const SO_REUSEADDR = 2;
+export const SO_TYPE = 3;
+export const SO_ERROR = 4;
+export const SO_SNDBUF = 7;
+export const SO_RCVBUF = 8;
+export const SO_REUSEPORT = 15;
+export const SO_RCVLOWAT = 18;
+export const SO_RCVTIMEO = 20; // SO_RCVTIMEO_OLD: struct timeval
+export const SO_SNDBUFFORCE = 32;
+export const SO_RCVBUFFORCE = 33;
+export const SO_RXQ_OVFL = 40;
+export const SO_MEMINFO = 55;
+
+export const IPPROTO_IP = 0;
+export const IPPROTO_TCP = 6;
+export const IPPROTO_UDP = 17;
+export const IPPROTO_IPV6 = 41;
+export const IPV6_V6ONLY = 26;
+
+export const TCP_NODELAY = 1;
+export const TCP_MAXSEG = 2;
+export const TCP_INFO = 11;
+export const TCP_NOTSENT_LOWAT = 25;
+
+export const UDP_SEGMENT = 103;
+export const UDP_GRO = 104;
+
+export const MSG_PEEK = 0x2;
+export const MSG_CTRUNC = 0x8;
+export const MSG_TRUNC = 0x20;
+export const MSG_DONTWAIT = 0x40;
+export const MSG_WAITALL = 0x100;
+export const MSG_NOSIGNAL = 0x4000;
+export const MSG_WAITFORONE = 0x10000;
+
+export const SHUT_RD = 0;
+export const SHUT_WR = 1;
+export const SHUT_RDWR = 2;
+
+export const POLLIN = 0x1;
+export const POLLPRI = 0x2;
+export const POLLOUT = 0x4;
+export const POLLERR = 0x8;
+export const POLLHUP = 0x10;
+export const POLLNVAL = 0x20;
+
+export const F_GETFL = 3;
+export const F_SETFL = 4;
+export const O_NONBLOCK = 0o4000;
+export const O_RDWR = 2;
+export const O_CLOEXEC = 0o2000000;
+
+/** SO_MEMINFO indices (include/uapi/linux/sock_diag.h). */
+export const SK_MEMINFO = {
+  RMEM_ALLOC: 0,
+  RCVBUF: 1,
+  WMEM_ALLOC: 2,
+  SNDBUF: 3,
+  FWD_ALLOC: 4,
+  WMEM_QUEUED: 5,
+  OPTMEM: 6,
+  BACKLOG: 7,
+  DROPS: 8,
+  VARS: 9,
+} as const;
+
+/** TCP states as in include/net/tcp_states.h. */
+export const TCP_STATES = [
+  'unknown',
+  'established',
+  'syn-sent',
+  'syn-recv',
+  'fin-wait-1',
+  'fin-wait-2',
+  'time-wait',
+  'close',
+  'close-wait',
+  'last-ack',
+  'listen',
+  'closing',
+  'new-syn-recv',
+] as const;
+
+/** errno numbers → names, the common ones (asm-generic/errno-base.h, errno.h). */
+export const ERRNO_NAMES: Record<number, string> = {
+  1: 'EPERM',
+  2: 'ENOENT',
+  3: 'ESRCH',
+  4: 'EINTR',
+  5: 'EIO',
+  9: 'EBADF',
+  11: 'EAGAIN',
+  12: 'ENOMEM',
+  13: 'EACCES',
+  14: 'EFAULT',
+  16: 'EBUSY',
+  17: 'EEXIST',
+  19: 'ENODEV',
+  22: 'EINVAL',
+  23: 'ENFILE',
+  24: 'EMFILE',
+  32: 'EPIPE',
+  38: 'ENOSYS',
+  88: 'ENOTSOCK',
+  90: 'EMSGSIZE',
+  92: 'ENOPROTOOPT',
+  93: 'EPROTONOSUPPORT',
+  95: 'EOPNOTSUPP',
+  97: 'EAFNOSUPPORT',
+  98: 'EADDRINUSE',
+  99: 'EADDRNOTAVAIL',
+  100: 'ENETDOWN',
+  101: 'ENETUNREACH',
+  103: 'ECONNABORTED',
+  104: 'ECONNRESET',
+  105: 'ENOBUFS',
+  106: 'EISCONN',
+  107: 'ENOTCONN',
+  110: 'ETIMEDOUT',
+  111: 'ECONNREFUSED',
+  113: 'EHOSTUNREACH',
+  114: 'EALREADY',
+  115: 'EINPROGRESS',
+};

@@ -1,0 +1,25 @@
+import { ERRNO_NAMES } from './constants.js';
+
+/** A failed system call: carries the errno name (EINVAL, EPERM …) and the call that failed. */
+export class SysError extends Error {
+  readonly errno: number;
+  readonly code: string;
+  readonly syscall: string;
+  constructor(syscall: string, errno: number, detail?: string) {
+    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    super(`${syscall}${detail ? ` (${detail})` : ''} failed: ${code}`);
+    this.name = 'SysError';
+    this.errno = errno;
+    this.code = code;
+    this.syscall = syscall;
+  }
+}
+
+/** Raised by every call into the kernel on a platform other than Linux. */
+export class LinuxOnlyError extends Error {
+  readonly code = 'ELINUXONLY';
+  constructor(what: string) {
+    super(`${what}: sockbuf's kernel calls are Linux only (this is ${process.platform})`);
+    this.name = 'LinuxOnlyError';
+  }
+}

@@ -1,0 +1,98 @@
+// The bindings to libc through koffi. This file and its siblings in src/sys are the only places
+// that load koffi. Everything binds lazily, so importing sockbuf works on any platform and a call
+// on a platform other than Linux throws LinuxOnlyError.
+import { createRequire } from 'node:module';
+import { LinuxOnlyError, SysError } from './errors.js';
+
+type Fn = ((...args: any[]) => any) & { async: (...args: any[]) => void };
+
+const require = createRequire(import.meta.url);
+// biome-ignore lint/suspicious/noExplicitAny: koffi's module object
+let koffiMod: any;
+const fns = new Map<string, Fn>();
+
+const PROTOTYPES: Record<string, string> = {
+  socket: 'int socket(int, int, int)',
+  bind: 'int bind(int, void *, uint32_t)',
+  connect: 'int connect(int, void *, uint32_t)',
+  listen: 'int listen(int, int)',
+  accept4: 'int accept4(int, void *, void *, int)',
+  close: 'int close(int)',
+  shutdown: 'int shutdown(int, int)',
+  setsockopt: 'int setsockopt(int, int, int, void *, uint32_t)',
+  getsockopt: 'int getsockopt(int, int, int, void *, void *)',
+  getsockname: 'int getsockname(int, void *, void *)',
+  getpeername: 'int getpeername(int, void *, void *)',
+  recvmmsg: 'int recvmmsg(int, void *, unsigned int, int, void *)',
+  sendmmsg: 'int sendmmsg(int, void *, unsigned int, int)',
+  recvmsg: 'long recvmsg(int, void *, int)',
+  sendmsg: 'long sendmsg(int, void *, int)',
+  recv: 'long recv(int, void *, size_t, int)',
+  send: 'long send(int, void *, size_t, int)',
+  sendto: 'long sendto(int, void *, size_t, int, void *, uint32_t)',
+  poll: 'int poll(void *, unsigned long, int)',
+  ioctl: 'int ioctl(int, unsigned long, void *)',
+  ioctlInt: 'int ioctl(int, unsigned long, long)',
+  read: 'long read(int, void *, size_t)',
+  write: 'long write(int, void *, size_t)',
+  fcntl: 'int fcntl(int, int, long)',
+  sched_setaffinity: 'int sched_setaffinity(int, size_t, void *)',
+  sched_getaffinity: 'int sched_getaffinity(int, size_t, void *)',
+  setns: 'int setns(int, int)',
+  open: 'int open(const char *, int, int)',
+  pipe2: 'int pipe2(void *, int)',
+  clock_gettime: 'int clock_gettime(int, void *)',
+  clock_nanosleep: 'int clock_nanosleep(int, int, void *, void *)',
+};
+
+/** koffi itself, for the struct helpers of src/sys. Throws LinuxOnlyError elsewhere. */
+// biome-ignore lint/suspicious/noExplicitAny: koffi's module object
+export function koffi(): any {
+  if (process.platform !== 'linux') throw new LinuxOnlyError('koffi');
+  koffiMod ??= require('koffi');
+  return koffiMod;
+}
+
+/** The libc function `name`, bound on first use. */
+export function fn(name: keyof typeof PROTOTYPES): Fn {
+  let f = fns.get(name);
+  if (f) return f;
+  if (process.platform !== 'linux') throw new LinuxOnlyError(name);
+  const k = koffi();
+  const lib = k.load('libc.so.6');
+  const proto = PROTOTYPES[name];
+  f = lib.func(name === 'ioctlInt' ? proto.replace('ioctlInt', 'ioctl') : proto) as Fn;
+  fns.set(name, f);
+  return f;
+}
+
+/** errno of the last failed call on this thread. */
+export function errno(): number {
+  return koffi().errno();
+}
+
+/** Calls `name` and throws SysError when it returns a negative value. */
+export function call(name: keyof typeof PROTOTYPES, ...args: unknown[]): number {
+  const r = fn(name)(...args);
+  const n = typeof r === 'bigint' ? Number(r) : r;
+  if (n < 0) throw new SysError(name, errno());
+  return n;
+}
+
+/** Like call(), but in koffi's worker pool so a blocking call does not stall the event loop. */
+export function callAsync(name: keyof typeof PROTOTYPES, ...args: unknown[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // koffi's async calls keep the errno of the thread that ran them out of reach; a second
+    // getsockopt(SO_ERROR) is the caller's way to learn why a connect failed.
+    fn(name).async(...args, (err: unknown, r: number | bigint) => {
+      if (err) return reject(err);
+      const n = typeof r === 'bigint' ? Number(r) : r;
+      resolve(n);
+    });
+  });
+}
+
+/** The address of a Buffer's first byte, for pointers inside structs. The Buffer must stay alive. */
+export function addressOf(buf: Buffer | Uint8Array): bigint {
+  return koffi().address(buf) as bigint;
+}

@@ -1,0 +1,148 @@
+// Socket calls on raw file descriptors, and the bridge between those descriptors and Node's net.
+import net from 'node:net';
+import {
+  AF_INET,
+  AF_INET6,
+  F_GETFL,
+  F_SETFL,
+  O_NONBLOCK,
+  SO_ERROR,
+  SOCK_CLOEXEC,
+  SOL_SOCKET,
+} from './constants.js';
+import { SysError } from './errors.js';
+import { call, callAsync, errno as errnoNow, fn } from './libc.js';
+import { decodeSockaddr, type Endpoint, encodeSockaddr, SOCKADDR_STORAGE } from './sockaddr.js';
+
+/** socket(2) for the family of `host` (IPv4 or IPv6). */
+export function createSocket(host: string, type: number, protocol = 0): number {
+  const family = host.includes(':') ? AF_INET6 : AF_INET;
+  return call('socket', family, type | SOCK_CLOEXEC, protocol);
+}
+
+export function setIntOption(fd: number, level: number, name: number, value: number): void {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(value, 0);
+  if (fn('setsockopt')(fd, level, name, b, 4) < 0)
+    throw new SysError('setsockopt', errnoNow(), `${level}/${name}`);
+}
+
+export function getIntOption(fd: number, level: number, name: number): number {
+  return getOptionBuffer(fd, level, name, 4).readInt32LE(0);
+}
+
+/** getsockopt into a buffer of `size` bytes; the result is cut to the length the kernel wrote. */
+export function getOptionBuffer(fd: number, level: number, name: number, size: number): Buffer {
+  const b = Buffer.alloc(size);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(size, 0);
+  if (fn('getsockopt')(fd, level, name, b, len) < 0)
+    throw new SysError('getsockopt', errnoNow(), `${level}/${name}`);
+  return b.subarray(0, len.readUInt32LE(0));
+}
+
+export function setOptionBuffer(fd: number, level: number, name: number, value: Buffer): void {
+  if (fn('setsockopt')(fd, level, name, value, value.length) < 0) {
+    throw new SysError('setsockopt', errnoNow(), `${level}/${name}`);
+  }
+}
+
+export function bindFd(fd: number, ep: { host: string; port: number }): void {
+  const sa = encodeSockaddr(ep);
+  call('bind', fd, sa, sa.length);
+}
+
+export function listenFd(fd: number, backlog = 511): void {
+  call('listen', fd, backlog);
+}
+
+/** connect(2) on a blocking socket, run off the event loop. Throws SysError with the real errno. */
+export async function connectFd(fd: number, ep: { host: string; port: number }): Promise<void> {
+  const sa = encodeSockaddr(ep);
+  const r = await callAsync('connect', fd, sa, sa.length);
+  if (r < 0) {
+    const err = getIntOption(fd, SOL_SOCKET, SO_ERROR);
+    throw new SysError('connect', err || 111, `${ep.host}:${ep.port}`);
+  }
+}
+
+export function closeFd(fd: number): void {
+  fn('close')(fd);
+}
+
+export function setNonBlocking(fd: number, on = true): void {
+  const flags = call('fcntl', fd, F_GETFL, 0);
+  call('fcntl', fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+}
+
+export function localEndpoint(fd: number): Endpoint | undefined {
+  const b = Buffer.alloc(SOCKADDR_STORAGE);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(SOCKADDR_STORAGE, 0);
+  call('getsockname', fd, b, len);
+  return decodeSockaddr(b);
+}
+
+/** Pins the calling thread (pid 0) or process to the given CPUs. */
+export function setAffinity(cpus: number[], pid = 0): void {
+  const mask = Buffer.alloc(128);
+  for (const c of cpus) mask[c >> 3] |= 1 << (c & 7);
+  call('sched_setaffinity', pid, mask.length, mask);
+}
+
+// ---- Node bridge --------------------------------------------------------------------------
+
+interface HandleLike {
+  fd?: number;
+}
+
+/** The kernel file descriptor behind a net.Socket, net.Server or dgram.Socket (Node internals). */
+export function fdOf(s: net.Socket | net.Server | object): number {
+  // biome-ignore lint/suspicious/noExplicitAny: Node internals
+  const anyS = s as any;
+  const handle: HandleLike | undefined = anyS._handle ?? anyS[Symbol.for('sockbuf.handle')];
+  const fd = handle?.fd;
+  if (typeof fd !== 'number' || fd < 0)
+    throw new Error('socket has no file descriptor (not open yet, or closed)');
+  return fd;
+}
+
+export type OnRead = {
+  buffer: Uint8Array | (() => Uint8Array);
+  callback: (n: number, buf: Uint8Array) => boolean | undefined;
+};
+
+/** A net.Socket over a connected socket made here; Node owns the fd from now on. */
+export function socketFromFd(fd: number, onread?: OnRead): net.Socket {
+  setNonBlocking(fd);
+  return new net.Socket({ fd, readable: true, writable: true, onread } as net.SocketConstructorOpts);
+}
+
+/** server.listen on a listening socket made here (its options, e.g. SO_RCVBUF, pass to accepted sockets). */
+export function listenOnFd(server: net.Server, fd: number): Promise<void> {
+  setNonBlocking(fd);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ fd }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Node 20 ignores `onread` for accepted sockets. For a server made with pauseOnConnect: true, this
+ * moves the accepted socket's handle into a new net.Socket that reads through `onread`.
+ */
+export function rewrapAccepted(accepted: net.Socket, onread: OnRead): net.Socket {
+  // biome-ignore lint/suspicious/noExplicitAny: Node internals
+  const a = accepted as any;
+  const handle = a._handle;
+  if (!handle) throw new Error('accepted socket has no handle');
+  a._handle = null;
+  handle.owner = null;
+  const s = new net.Socket({ handle, readable: true, writable: true, onread } as net.SocketConstructorOpts);
+  accepted.destroy();
+  s.resume();
+  return s;
+}

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
+import { SysError } from '../../src/sys/errors.js';
+import {
+  bindFd,
+  closeFd,
+  connectFd,
+  createSocket,
+  fdOf,
+  getIntOption,
+  listenFd,
+  listenOnFd,
+  localEndpoint,
+  rewrapAccepted,
+  setIntOption,
+  socketFromFd,
+} from '../../src/sys/socket.js';
+
+for (const host of ['127.0.0.1', '::1']) {
+  test(`a socket made here, pinned, connected and handed to Node (${host})`, async () => {
+    const lfd = createSocket(host, SOCK_STREAM);
+    setIntOption(lfd, SOL_SOCKET, SO_RCVBUF, 65536);
+    bindFd(lfd, { host, port: 0 });
+    listenFd(lfd);
+    const port = localEndpoint(lfd)?.port ?? 0;
+    assert.ok(port > 0);
+    const server = net.createServer({ pauseOnConnect: true });
+    await listenOnFd(server, lfd);
+    const got: Buffer[] = [];
+    let reads = 0;
+    const shared = Buffer.alloc(4096);
+    const done = new Promise<void>((resolve) => {
+      server.on('connection', (raw) => {
+        // the accepted socket inherits the listener's pinned SO_RCVBUF
+        assert.equal(getIntOption(fdOf(raw), SOL_SOCKET, SO_RCVBUF), 131072);
+        const s = rewrapAccepted(raw, {
+          buffer: () => shared,
+          callback: (n, buf) => {
+            reads++;
+            got.push(Buffer.from(buf.subarray(0, n)));
+            return true;
+          },
+        });
+        s.on('end', () => resolve());
+      });
+    });
+    const cfd = createSocket(host, SOCK_STREAM);
+    await connectFd(cfd, { host, port });
+    const client = socketFromFd(cfd);
+    client.end(Buffer.alloc(100_000, 7));
+    await done;
+    assert.ok(reads > 0, 'onread was used on the accepted socket');
+    assert.equal(Buffer.concat(got).length, 100_000);
+    client.destroy();
+    server.close();
+  });
+}
+
+test('a refused connect throws SysError ECONNREFUSED', async () => {
+  const fd = createSocket('127.0.0.1', SOCK_STREAM);
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  await assert.rejects(connectFd(fd, { host: '127.0.0.1', port }), (e: unknown) => {
+    assert.ok(e instanceof SysError);
+    assert.equal(e.code, 'ECONNREFUSED');
+    assert.equal(e.syscall, 'connect');
+    return true;
+  });
+  closeFd(fd);
+});
+
+test('bind to a port in use throws EADDRINUSE', async () => {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  const fd = createSocket('127.0.0.1', SOCK_STREAM);
+  assert.throws(() => bindFd(fd, { host: '127.0.0.1', port }), /bind failed: EADDRINUSE/);
+  closeFd(fd);
+  s.close();
+});
