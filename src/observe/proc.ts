@@ -1,0 +1,114 @@
+// Readers for /proc: sysctls, /proc/net/snmp, /proc/net/netstat, /proc/net/softnet_stat, and the
+// host summary every results document carries. The /proc root can be pointed elsewhere (tests, or
+// SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
+import { readFileSync } from 'node:fs';
+import { availableParallelism, release } from 'node:os';
+import { join } from 'node:path';
+
+export function procRoot(root?: string): string {
+  return root ?? process.env.SOCKBUF_PROC_ROOT ?? '/proc';
+}
+
+/** A sysctl as text (`net.core.rmem_max` → /proc/sys/net/core/rmem_max), or undefined if absent. */
+export function readSysctlText(name: string, root?: string): string | undefined {
+  try {
+    return readFileSync(join(procRoot(root), 'sys', ...name.split('.')), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sysctl as numbers: one for rmem_max, three for tcp_rmem. */
+export function readSysctl(name: string, root?: string): number[] | undefined {
+  const t = readSysctlText(name, root);
+  if (t === undefined) return undefined;
+  return t.split(/\s+/).map(Number);
+}
+
+/** The sysctls that decide socket buffers (DESIGN rule 6). */
+export const BUFFER_SYSCTLS = [
+  'net.core.rmem_max',
+  'net.core.wmem_max',
+  'net.core.rmem_default',
+  'net.core.wmem_default',
+  'net.core.netdev_max_backlog',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+  'net.ipv4.tcp_moderate_rcvbuf',
+  'net.ipv4.tcp_window_scaling',
+  'net.ipv4.udp_mem',
+] as const;
+
+/** Every BUFFER_SYSCTLS value as text, for results documents. */
+export function readBufferSysctls(root?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of BUFFER_SYSCTLS) {
+    const v = readSysctlText(n, root);
+    if (v !== undefined) out[n] = v.replace(/\s+/g, ' ');
+  }
+  return out;
+}
+
+/**
+ * /proc/net/snmp or /proc/net/netstat: pairs of header/value lines per protocol, parsed into
+ * { Udp: { RcvbufErrors: n, … }, TcpExt: { … } }. Pure on its text argument.
+ */
+export function parseSnmp(text: string): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  const lines = text.split('\n').filter(Boolean);
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const [proto, ...keys] = lines[i].split(/\s+/);
+    const [proto2, ...vals] = lines[i + 1].split(/\s+/);
+    if (proto !== proto2) continue;
+    const name = proto.replace(/:$/, '');
+    out[name] = {};
+    keys.forEach((k, j) => {
+      out[name][k] = Number(vals[j]);
+    });
+  }
+  return out;
+}
+
+export function readSnmp(root?: string): Record<string, Record<string, number>> {
+  const read = (f: string) => {
+    try {
+      return readFileSync(join(procRoot(root), 'net', f), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return { ...parseSnmp(read('snmp')), ...parseSnmp(read('netstat')) };
+}
+
+/** Per-CPU backlog drops: the second column of /proc/net/softnet_stat (hex), summed. */
+export function parseSoftnetDrops(text: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length > 1) sum += Number.parseInt(cols[1], 16) || 0;
+  }
+  return sum;
+}
+
+export function readSoftnetDrops(root?: string): number | undefined {
+  try {
+    return parseSoftnetDrops(readFileSync(join(procRoot(root), 'net', 'softnet_stat'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface HostInfo {
+  kernel: string;
+  cpus: number;
+  sysctls: Record<string, string>;
+}
+
+/** `host` of every results document: the kernel and the buffer sysctls. */
+export function hostInfo(root?: string): HostInfo {
+  return {
+    kernel: readSysctlText('kernel.osrelease', root) ?? release(),
+    cpus: availableParallelism(),
+    sysctls: readBufferSysctls(root),
+  };
+}
