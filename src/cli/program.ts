@@ -2,6 +2,7 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerRemote } from './remote.js';
 import { register as registerServe } from './serve.js';
 
 const VERSION = '0.1.0';
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerServe(program);
+  registerRemote(program);
   return program;
 }
 
