@@ -46,14 +46,19 @@ function ringBytes(link: LinkParams): number {
 }
 
 function spawnWorker(data: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./delayline-worker.js', import.meta.url), { workerData: data });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./delayline-worker.js', import.meta.url), { workerData: data });
   // Under tsx (tests) the worker is TypeScript too, and Node 20 does not pass tsx's hooks to threads.
   const url = new URL('./delayline-worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(url)}); })`;
   return new Worker(boot, { eval: true, workerData: data });
 }
 
-export async function startDelayLine(client: TunDevice, server: TunDevice, opts: DelayLineOptions): Promise<DelayLine> {
+export async function startDelayLine(
+  client: TunDevice,
+  server: TunDevice,
+  opts: DelayLineOptions,
+): Promise<DelayLine> {
   const bitsPerSecond = opts.bitsPerSecond ?? 0;
   const link: LinkParams = {
     delayMs: opts.rttMs / 2,

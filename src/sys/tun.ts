@@ -46,7 +46,12 @@ export interface TunOptions {
  */
 export function openTun(name: string, opts: TunOptions = {}): TunDevice {
   if (Buffer.byteLength(name) >= IFNAMSIZ) throw new Error(`tun name too long: ${name}`);
-  const fd = call('open', '/dev/net/tun', O_RDWR | O_CLOEXEC | (opts.nonBlocking === false ? 0 : O_NONBLOCK), 0);
+  const fd = call(
+    'open',
+    '/dev/net/tun',
+    O_RDWR | O_CLOEXEC | (opts.nonBlocking === false ? 0 : O_NONBLOCK),
+    0,
+  );
   try {
     const ifr = Buffer.alloc(IFREQ_SIZE);
     ifr.write(name, 0, 'latin1');
@@ -69,7 +74,12 @@ export function openTun(name: string, opts: TunOptions = {}): TunDevice {
     } else {
       call('ioctlInt', fd, TUNSETOFFLOAD, 0);
     }
-    return { fd, name: ifr.toString('latin1', 0, IFNAMSIZ).replace(/\0.*$/s, ''), gso: (offloads & TUN_F_TSO4) !== 0, offloads };
+    return {
+      fd,
+      name: ifr.toString('latin1', 0, IFNAMSIZ).replace(/\0.*$/s, ''),
+      gso: (offloads & TUN_F_TSO4) !== 0,
+      offloads,
+    };
   } catch (err) {
     fn('close')(fd);
     throw err;
