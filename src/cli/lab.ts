@@ -14,8 +14,7 @@ import {
   spawnIn,
 } from '../lab/lab.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
-import { formatBitRate, formatDuration, UsageError } from '../policy/units.js';
-import { EnvironmentError } from '../sys/errors.js';
+import { EnvironmentError, formatBitRate, formatDuration, UsageError } from '../policy/units.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;

@@ -6,7 +6,7 @@ import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError } from '../sys/errors.js';
+import { EnvironmentError } from '../policy/units.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
 
