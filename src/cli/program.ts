@@ -2,6 +2,7 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerBench } from './bench.js';
 
 const VERSION = '0.1.0';
 
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerBench(program);
   return program;
 }
 
