@@ -9,8 +9,10 @@
 //   {"event":"interval", ...}                           optional, while running
 //   {"event":"result", ...}                             the end's totals, printed before it exits
 //
-// The receiver exits by itself when its work is done, or on SIGTERM after printing its result
-// (the scenario says which: Ends.receiverStop).
+// The receiver exits by itself when its work is done (Ends.receiverStop 'exit', the default), or
+// (receiverStop 'term') on SIGTERM: it stops accepting, lets the transfer in progress end, prints its
+// result and exits 0. The runner sends SIGTERM as soon as the sender exited, which may be before the
+// receiver has read the last bytes: a receiver that prints at once on SIGTERM may miss them.
 import type { EndOutput } from './scenario.js';
 
 export const READY_EVENT = 'ready';

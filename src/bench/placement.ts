@@ -72,15 +72,18 @@ export function allowedCpus(): number[] {
  * receiver is pinned to the first allowed CPU and the sender to the second, so the two processes
  * never share a core; otherwise they run unpinned and `describe()` says why.
  */
-export function localPlacement(cpus = allowedCpus(), taskset = which('taskset')): Placement {
-  const pin = cpus.length >= 2 && taskset !== undefined;
+export function localPlacement(
+  cpus = allowedCpus(),
+  taskset: string | null = which('taskset') ?? null,
+): Placement {
+  const pin = cpus.length >= 2 && taskset !== null;
   const cpuOf: Record<Role, number> = { receiver: cpus[0], sender: cpus[1] };
   const reason = !pin ? (cpus.length < 2 ? 'one CPU' : 'taskset not found') : undefined;
   return {
     name: 'local',
     host: '127.0.0.1',
     command(role, spec) {
-      if (!pin || taskset === undefined) return spec;
+      if (!pin || taskset === null) return spec;
       return { ...spec, file: taskset, args: ['-c', String(cpuOf[role]), spec.file, ...spec.args] };
     },
     describe: () => (pin ? { name: 'local', cpus: cpuOf } : { name: 'local', cpus: null, unpinned: reason }),

@@ -6,7 +6,9 @@ import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { runningInGroup } from '../observe/proc.js';
 import { parseEventLine, READY_EVENT, substitute } from './ends.js';
 import type { Placement, Role, SpawnSpec } from './placement.js';
 import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } from './scenario.js';
@@ -89,6 +91,12 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: already gone
   }
+}
+
+/** SIGKILLs a process group and waits (up to 2 s) until no member of it runs any more. */
+async function killAndWaitGroup(pgid: number): Promise<void> {
+  killGroup(pgid, 'SIGKILL');
+  for (let waited = 0; runningInGroup(pgid).length && waited < 2000; waited += 5) await sleep(5);
 }
 
 class EndProcess {
@@ -176,7 +184,7 @@ class EndProcess {
     this.signal('SIGKILL');
     await this.closed;
     if (this.child.pid !== undefined) {
-      killGroup(this.child.pid, 'SIGKILL'); // anything of the group that outlived its leader
+      await killAndWaitGroup(this.child.pid); // anything of the group that outlived its leader
       liveGroups.delete(this.child.pid);
     }
   }
