@@ -2,6 +2,24 @@
 
 export { type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
+  applyTcpBuffers,
+  applyUdpRcvbuf,
+  type ConnectPinnedOptions,
+  connectPinned,
+  type ListenPinnedOptions,
+  listenPinned,
+} from './policy/apply.js';
+export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
+export {
+  type AutoBuffer,
+  type BufferSize,
+  type PinnedBuffer,
+  type TcpBufferOptions,
+  type TcpBufferReport,
+  UDP_RCVBUF_TARGET,
+  type UdpRcvbufReport,
+} from './policy/buffers.js';
+export {
   formatBitRate,
   formatDuration,
   formatSize,
@@ -12,4 +30,7 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
+export { ServeClient, ServeRefused } from './serve/client.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
+import { register as registerServe } from './serve.js';
 
 const VERSION = '0.1.0';
 
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerBench(program);
+  registerServe(program);
   return program;
 }
 
