@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
+import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 
 const VERSION = '0.1.0';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerBench(program);
+  registerReport(program);
   registerServe(program);
   return program;
 }
