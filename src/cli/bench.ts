@@ -1,12 +1,12 @@
 // `sockbuf bench <scenario> [options]`: the scenario's options plus the common ones, then the runner.
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { resultsDocument } from '../bench/document.js';
+import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
+import { renderJson, renderTable } from '../bench/output.js';
 import { PLACEMENT_NAMES, type PlacementName, resolvePlacement } from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
 import { loadScenario, loadScenarios } from '../bench/registry.js';
-import { renderJson, renderTable } from '../bench/report.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
@@ -76,6 +76,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
     const placement = await resolvePlacement(opts.placement as PlacementName);
 
+    const startedAt = new Date();
     const progress = progressReporter();
     let results: Awaited<ReturnType<typeof runBench>>;
     try {
@@ -90,7 +91,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     }
 
     const doc = resultsDocument(
-      'bench',
+      `bench ${scenario.name}`,
       {
         ...(params as Record<string, unknown>),
         scenario: scenario.name,
@@ -99,7 +100,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         timeoutSeconds,
         expect: expects.map((e) => e.text),
       },
-      results,
+      results.map((r) => benchRow(scenario.name, placement.name, r)),
+      { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
     );
     if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
     if (opts.json) process.stdout.write(renderJson(doc));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resultsDocument, SCHEMA } from '../../src/bench/document.js';
-import { guessFormat, renderJson, renderTable } from '../../src/bench/report.js';
+import { benchRow, resultsDocument } from '../../src/bench/document.js';
+import { guessFormat, renderJson, renderTable } from '../../src/bench/output.js';
+import { checkResults, SCHEMA } from '../../src/bench/report/results.js';
 import type { PointResult } from '../../src/bench/runner.js';
 
 const results: PointResult[] = [
@@ -35,11 +36,24 @@ test('the table shows labels and medians with the spread', () => {
   assert.match(t[3], /medians of 3 runs/);
 });
 
-test('the document has the stable top-level keys and renders as one JSON value', () => {
-  const doc = resultsDocument('bench', { scenario: 'x' }, results);
+test('the document has the stable top-level keys, one row per point, and passes the schema', () => {
+  const runs = [{ ...results[0], runs: [...results[0].runs.map((r) => ({ ...r, cc: 'cubic' }))] }];
+  const doc = resultsDocument('bench tcp', { scenario: 'tcp' }, [benchRow('tcp', 'local', runs[0])]);
   assert.deepEqual(Object.keys(doc), ['schema', 'version', 'command', 'params', 'host', 'results']);
   assert.equal(doc.schema, SCHEMA);
   assert.match(doc.version, /^\d+\.\d+\.\d+/);
-  assert.ok(doc.host.kernel && doc.host.sysctls);
-  assert.deepEqual(JSON.parse(renderJson(doc)).results[0].median, { bytesPerSecond: 1.1e8 });
+  const back = checkResults(JSON.parse(renderJson(doc)));
+  assert.deepEqual(back.results[0], {
+    scenario: 'tcp',
+    placement: 'local',
+    repeats: 3,
+    policy: 'adaptive',
+    bytesPerSecond: { median: 1.1e8, min: 1e8, max: 1.2e8, values: [1e8, 1.2e8, 1.1e8] },
+    cc: 'cubic',
+  });
+});
+
+test('a text column whose runs disagree keeps every value', () => {
+  const r = { ...results[0], runs: [{ cc: 'cubic' }, { cc: 'bbr' }, { cc: 'cubic' }] };
+  assert.deepEqual(benchRow('tcp', 'local', r).cc, ['cubic', 'bbr', 'cubic']);
 });

@@ -1,6 +1,6 @@
-// Reporters for bench results: the table for people and the JSON document. Pure: they return text.
+// Output of a bench run: the table for people and the JSON document. Pure: they return text.
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
-import type { ResultsDocument } from './document.js';
+import type { ResultsDocument } from './report/results.js';
 import type { PointResult } from './runner.js';
 import type { Column } from './scenario.js';
 import { formatTable } from './table.js';
@@ -72,7 +72,7 @@ export function renderTable(results: PointResult[], columns?: Column[]): string 
   return `${formatTable(header, rows)}${note}`;
 }
 
-/** The document as one JSON text (one line plus newline: a single parseable document). */
+/** The document as one JSON text: a single parseable document. */
 export function renderJson(doc: ResultsDocument): string {
-  return `${JSON.stringify(doc)}\n`;
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }
