@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
+import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerBench(program);
   registerReport(program);
   registerServe(program);
+  registerRemote(program);
   return program;
 }
 
