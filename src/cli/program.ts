@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
+import { register as registerLab } from './lab.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerBench(program);
+  registerLab(program);
   registerReport(program);
   registerServe(program);
   registerRemote(program);
