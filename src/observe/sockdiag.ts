@@ -6,7 +6,9 @@
 // (payloads are views or copies of bytes actually present).
 // Layouts: include/uapi/linux/netlink.h, inet_diag.h, sock_diag.h, rtnetlink.h.
 import { AF_INET, AF_INET6, SK_MEMINFO, TCP_STATES } from '../sys/constants.js';
+import { decodeMemInfo, type MemInfo } from '../sys/meminfo.js';
 import { formatIPv6 } from '../sys/sockaddr.js';
+import { decodeTcpInfo, TCP_INFO_MIN, type TcpInfo } from '../sys/tcpinfo.js';
 
 export const SOCK_DIAG_BY_FAMILY = 20;
 export const NLM_F_REQUEST = 0x1;
@@ -18,7 +20,16 @@ const REQ_V2_LEN = 56;
 const DIAG_MSG_LEN = 72;
 
 /** rtattr types of an inet_diag_msg. */
-export const INET_DIAG = { MEMINFO: 1, INFO: 2, VEGASINFO: 3, CONG: 4, TOS: 5, TCLASS: 6, SKMEMINFO: 7, SHUTDOWN: 8 };
+export const INET_DIAG = {
+  MEMINFO: 1,
+  INFO: 2,
+  VEGASINFO: 3,
+  CONG: 4,
+  TOS: 5,
+  TCLASS: 6,
+  SKMEMINFO: 7,
+  SHUTDOWN: 8,
+};
 
 /** All TCP states (bit i = state i), as ss -a. */
 export const ALL_STATES = 0xfff;
@@ -50,19 +61,6 @@ export function encodeDiagRequest(r: DiagRequest): Buffer {
   return b;
 }
 
-/** The socket's memory as ss -m shows it: skmem:(r,rb,t,tb,f,w,o,bl,d). Bytes, drops a count. */
-export interface Skmem {
-  rmemAlloc: number;
-  rcvbuf: number;
-  wmemAlloc: number;
-  sndbuf: number;
-  fwdAlloc: number;
-  wmemQueued: number;
-  optmem: number;
-  backlog: number;
-  drops: number;
-}
-
 export interface DiagSocket {
   family: 4 | 6;
   protocol: number;
@@ -79,9 +77,10 @@ export interface DiagSocket {
   wqueue: number;
   uid: number;
   inode: number;
-  /** Raw struct tcp_info bytes (as many as the kernel sent), for decodeTcpInfo. */
-  tcpInfo?: Uint8Array;
-  skmem?: Skmem;
+  /** INET_DIAG_INFO: struct tcp_info (TCP sockets that are not in time-wait or new-syn-recv). */
+  tcpInfo?: TcpInfo;
+  /** INET_DIAG_SKMEMINFO: skmem:(r,rb,t,tb,f,w,o,bl,d) as ss -m prints it. */
+  skmem?: MemInfo;
   congestion?: string;
 }
 
@@ -98,22 +97,6 @@ export interface DiagChunk {
 function addr(family: number, b: Uint8Array, o: number): string {
   if (family === AF_INET6) return formatIPv6(b.subarray(o, o + 16));
   return `${b[o]}.${b[o + 1]}.${b[o + 2]}.${b[o + 3]}`;
-}
-
-function parseSkmem(v: DataView, o: number, len: number): Skmem {
-  const n = Math.floor(len / 4);
-  const at = (i: number) => (i < n ? v.getUint32(o + i * 4, true) : 0);
-  return {
-    rmemAlloc: at(SK_MEMINFO.RMEM_ALLOC),
-    rcvbuf: at(SK_MEMINFO.RCVBUF),
-    wmemAlloc: at(SK_MEMINFO.WMEM_ALLOC),
-    sndbuf: at(SK_MEMINFO.SNDBUF),
-    fwdAlloc: at(SK_MEMINFO.FWD_ALLOC),
-    wmemQueued: at(SK_MEMINFO.WMEM_QUEUED),
-    optmem: at(SK_MEMINFO.OPTMEM),
-    backlog: at(SK_MEMINFO.BACKLOG),
-    drops: at(SK_MEMINFO.DROPS),
-  };
 }
 
 /** One inet_diag_msg payload (bytes [o, end) of the datagram); undefined if too short or not inet. */
@@ -164,11 +147,16 @@ function parseDiagMsg(
     }
     const p = a + 4;
     const plen = len - 4;
-    if (type === INET_DIAG.INFO) s.tcpInfo = new Uint8Array(b.subarray(p, p + plen)); // a copy: b may be a reused buffer
-    else if (type === INET_DIAG.SKMEMINFO) s.skmem = parseSkmem(v, p, plen);
-    else if (type === INET_DIAG.CONG) {
-      const z = b.subarray(p, p + plen).indexOf(0);
-      s.congestion = Buffer.from(b.subarray(p, z < 0 ? p + plen : p + z)).toString('latin1');
+    const payload = Buffer.from(b.buffer, b.byteOffset + p, plen);
+    if (type === INET_DIAG.INFO) {
+      if (plen >= TCP_INFO_MIN) s.tcpInfo = decodeTcpInfo(payload);
+      else problems.push(`tcp_info of ${plen} bytes, need ${TCP_INFO_MIN}`);
+    } else if (type === INET_DIAG.SKMEMINFO) {
+      if (plen >= 4 * (SK_MEMINFO.OPTMEM + 1)) s.skmem = decodeMemInfo(payload);
+      else problems.push(`skmeminfo of ${plen} bytes`);
+    } else if (type === INET_DIAG.CONG) {
+      const z = payload.indexOf(0);
+      s.congestion = payload.toString('latin1', 0, z < 0 ? plen : z);
     }
     a += (len + 3) & ~3;
   }
