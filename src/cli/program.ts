@@ -2,6 +2,8 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerExporter } from './exporter.js';
+import { register as registerInspect } from './inspect.js';
 
 const VERSION = '0.1.0';
 
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerInspect(program);
+  registerExporter(program);
   return program;
 }
 

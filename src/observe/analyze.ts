@@ -126,7 +126,7 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     const row: InspectedSocket = {
       protocol: s.protocol === IPPROTO_UDP ? 'udp' : 'tcp',
       family: s.family,
-      state: s.protocol === IPPROTO_UDP ? (s.remotePort ? 'connected' : 'unconnected') : s.stateName,
+      state: s.protocol === IPPROTO_UDP && s.state === 7 ? 'unconnected' : s.stateName,
       localAddress: s.localHost,
       localPort: s.localPort,
       remoteAddress: s.remoteHost,

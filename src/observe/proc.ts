@@ -71,7 +71,9 @@ export function parseSnmp6(text: string): Record<string, Record<string, number>>
   const out: Record<string, Record<string, number>> = {};
   for (const line of text.split('\n')) {
     const m = /^(Ip6|Icmp6|Udp6|UdpLite6)(\w+)\s+(\d+)/.exec(line.trim());
-    if (m) (out[m[1]] ??= {})[m[2]] = Number(m[3]);
+    if (!m) continue;
+    out[m[1]] ??= {};
+    out[m[1]][m[2]] = Number(m[3]);
   }
   return out;
 }

@@ -16,7 +16,9 @@ import { IPPROTO_TCP, IPPROTO_UDP } from '../../src/sys/constants.js';
 // a TCP listener on 127.0.0.1 pinned with SO_RCVBUF 16384 and one connection with 100 000 bytes
 // unread at the server; an autotuned TCP pair on ::1; a UDP socket (recvBufferSize 4096) sent 200
 // datagrams of 1000 bytes and never read.
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/sockdiag-capture.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/sockdiag-capture.json', import.meta.url), 'utf8'),
+);
 const made = fixture.made;
 const dumps: { family: number; protocol: number; chunks: Buffer[] }[] = fixture.dumps.map(
   (d: { family: number; protocol: number; chunks: string[] }) => ({
@@ -58,7 +60,9 @@ test('captured IPv4 TCP dump: the pinned listener, both ends of its connection, 
   assert.ok(listener, 'listener found');
   assert.equal(listener.localHost, '127.0.0.1');
   assert.equal(listener.skmem?.rcvbuf, 32768); // 16384 doubled
-  const server = sockets.find((s) => s.localPort === made.tcp4ListenPort && s.remotePort === made.tcp4ClientPort);
+  const server = sockets.find(
+    (s) => s.localPort === made.tcp4ListenPort && s.remotePort === made.tcp4ClientPort,
+  );
   const client = sockets.find((s) => s.localPort === made.tcp4ClientPort);
   assert.ok(server && client);
   assert.equal(server.stateName, 'established');

@@ -19,7 +19,9 @@ export const sockdiagTargets: Target[] = [
     name: 'sockdiag.parseDiagChunk',
     generate: (rng: Rng) => {
       const base = rng.pick(CORPUS);
-      const chunk = rng.chance(0.1) ? rng.bytes(rng.length(512)) : mutateBytes(rng, base.chunk, base.chunk.length);
+      const chunk = rng.chance(0.1)
+        ? rng.bytes(rng.length(512))
+        : mutateBytes(rng, base.chunk, base.chunk.length);
       return { protocol: rng.pick([base.protocol, IPPROTO_TCP, IPPROTO_UDP]), chunk };
     },
     run: (i: { protocol: number; chunk: Buffer }) => parseDiagChunk(i.chunk, i.protocol),
