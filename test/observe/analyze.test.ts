@@ -16,10 +16,25 @@ const HOST: HostLimits = { tcpRmemMax: 32 << 20, tcpWmemMax: 4 << 20, rmemMax: 4
 let cookie = 1;
 
 function mem(p: Partial<MemInfo> = {}): MemInfo {
-  return { rmemAlloc: 0, rcvbuf: 131072, wmemAlloc: 0, sndbuf: 4 << 20, fwdAlloc: 0, wmemQueued: 0, optmem: 0, drops: 0, ...p };
+  return {
+    rmemAlloc: 0,
+    rcvbuf: 131072,
+    wmemAlloc: 0,
+    sndbuf: 4 << 20,
+    fwdAlloc: 0,
+    wmemQueued: 0,
+    optmem: 0,
+    drops: 0,
+    ...p,
+  };
 }
 
-function tcp(local: number, remote: number, info: Partial<TcpInfo>, skmem: Partial<MemInfo> = {}): DiagSocket {
+function tcp(
+  local: number,
+  remote: number,
+  info: Partial<TcpInfo>,
+  skmem: Partial<MemInfo> = {},
+): DiagSocket {
   return {
     family: 4,
     protocol: IPPROTO_TCP,
@@ -60,13 +75,13 @@ const busy = (pctRwnd: number, pctSndbuf = 0) => ({
   sndbufLimited: pctSndbuf * 10_000,
 });
 
-test("autotunedWscale follows the kernel: ilog2(max(tcp_rmem[2], rmem_max)) - 15", () => {
+test('autotunedWscale follows the kernel: ilog2(max(tcp_rmem[2], rmem_max)) - 15', () => {
   assert.equal(autotunedWscale(HOST), 10); // 32 MiB, this host
   assert.equal(autotunedWscale({ tcpRmemMax: 6291456, tcpWmemMax: 4194304, rmemMax: 229376 }), 7); // seed 000
   assert.equal(autotunedWscale({ tcpRmemMax: 1, tcpWmemMax: 1, rmemMax: 1 }), 0);
 });
 
-test("seed 000 on one host: the pinned pair is flagged at both ends, the autotuned pair is not", () => {
+test('seed 000 on one host: the pinned pair is flagged at both ends, the autotuned pair is not', () => {
   const rows = analyze(
     snap([
       // pinned: receiver 2000 (SO_RCVBUF 8 KiB before listen → window scale 0), sender 3000
@@ -108,8 +123,16 @@ test('a remote peer: judged by the window scale it offers', () => {
 });
 
 test('ratios over an interval come from deltas between two samples of the same socket', () => {
-  const before = tcp(3000, 2000, { busyTime: 1_000_000, rwndLimited: 900_000, sndbufLimited: 0, sndWscale: 0 });
-  const after = { ...before, tcpInfo: { ...before.tcpInfo, busyTime: 2_000_000, rwndLimited: 950_000 } as TcpInfo };
+  const before = tcp(3000, 2000, {
+    busyTime: 1_000_000,
+    rwndLimited: 900_000,
+    sndbufLimited: 0,
+    sndWscale: 0,
+  });
+  const after = {
+    ...before,
+    tcpInfo: { ...before.tcpInfo, busyTime: 2_000_000, rwndLimited: 950_000 } as TcpInfo,
+  };
   const peer = tcp(2000, 3000, { rcvWscale: 0 }, { rcvbuf: 16384 });
   const [row] = analyze(snap([after, peer], 2500), HOST, snap([before, peer], 1500));
   assert.equal(row.intervalSeconds, 1);

@@ -5,7 +5,13 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { analyze } from '../../src/observe/analyze.js';
-import { dumpSockets, inspectSockets, readHostLimits, takeSnapshot, watchSockets } from '../../src/observe/inspect.js';
+import {
+  dumpSockets,
+  inspectSockets,
+  readHostLimits,
+  takeSnapshot,
+  watchSockets,
+} from '../../src/observe/inspect.js';
 import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
 import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
 
@@ -60,7 +66,9 @@ function flood(port: number, limit: number): { socket: net.Socket; stop: () => v
 
 const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
 
-test('under load, the pinned connection is flagged and the autotuned one is not', { timeout: 20_000 }, async () => {
+test('under load, the pinned connection is flagged and the autotuned one is not', {
+  timeout: 20_000,
+}, async () => {
   const pinned = await slowServer(8192);
   const auto = await slowServer();
   const ports = [portOf(pinned), portOf(auto)];
@@ -88,7 +96,10 @@ test('under load, the pinned connection is flagged and the autotuned one is not'
       sender.flags.some((f) => f.kind === 'rwnd-limited'),
       `the pinned sender is rwnd-limited and flagged: ${why}`,
     );
-    assert.ok(receiver.flags.some((f) => f.kind === 'pinned-rcvbuf'), why);
+    assert.ok(
+      receiver.flags.some((f) => f.kind === 'pinned-rcvbuf'),
+      why,
+    );
     for (const r of ofAuto) assert.equal(r.limited, false, `autotuned socket flagged: ${why}`);
     // owners: the test process holds all four
     for (const r of rows) assert.equal(r.pid, process.pid);
