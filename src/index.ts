@@ -1,5 +1,10 @@
 // The public API of sockbuf, and nothing else.
 
+export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
+export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
+export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
+export { registerMetrics } from './observe/metrics.js';
+export type { TcpSourceStats, TrackedSource, UdpSourceStats } from './observe/tracked.js';
 export { type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
   applyTcpBuffers,
@@ -30,4 +35,7 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
+export { ServeClient, ServeRefused } from './serve/client.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';

@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import type { InspectedSocket } from '../observe/analyze.js';
 import { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from '../observe/inspect.js';
 import { formatHostPort } from '../policy/address.js';
-import { formatSize, parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { EnvironmentError, formatSize, parseCount, parseDuration, UsageError } from '../policy/units.js';
 import { TCP_STATES } from '../sys/constants.js';
-import { EnvironmentError, SysError } from '../sys/errors.js';
+import { SysError } from '../sys/errors.js';
 
 const STATES = [...TCP_STATES.slice(1), 'unconnected'];
 

@@ -4,6 +4,8 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
+import { register as registerReport } from './report.js';
+import { register as registerServe } from './serve.js';
 
 const VERSION = '0.1.0';
 
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerInspect(program);
   registerExporter(program);
+  registerReport(program);
+  registerServe(program);
   return program;
 }
 

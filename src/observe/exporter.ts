@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { formatHostPort } from '../policy/address.js';
-import { EnvironmentError } from '../sys/errors.js';
+import { EnvironmentError } from '../policy/units.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { registerMetrics } from './metrics.js';

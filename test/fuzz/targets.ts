@@ -1,9 +1,10 @@
 // Every fuzz target, by name. A module that decodes outside input adds its targets here.
 import type { Target } from './harness.js';
+import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
 import { unitsTargets } from './targets/units.js';
 
-export const targets: Target[] = [...unitsTargets, ...sockdiagTargets];
+export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...sockdiagTargets];
 
 export function targetsNamed(pattern?: string): Target[] {
   if (!pattern) return targets;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
 import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
-import { EnvironmentError } from '../../src/sys/errors.js';
+import { EnvironmentError } from '../../src/policy/units.js';
 
 interface Sample {
   name: string;
