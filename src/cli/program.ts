@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
+import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerExporter(program);
   registerReport(program);
   registerServe(program);
+  registerRemote(program);
   return program;
 }
 

@@ -398,3 +398,50 @@ export function parseReply(line: string): Reply {
     `server sent an unexpected message ${JSON.stringify(msg.type)?.slice(0, 40)}`,
   );
 }
+
+// ---- from an end's command line to a request ---------------------------------------------------
+
+/** Options the server sets on the far end itself; dropped from a command line turned into a request. */
+const SERVER_SET = new Set(['listen', 'json', 'once']);
+
+/**
+ * Turns a far end's sockbuf command line (`sink tcp --listen H:0 --reader adaptive --json`) into the
+ * kind and parameters of a test request. Throws ProtocolError('refused') for a command serve cannot
+ * run. `--name=value` and `--name value` both work; flags are the parameters of type 'flag'.
+ */
+export function requestFromArgs(args: readonly string[]): { kind: Kind; params: Record<string, ParamValue> } {
+  const words: string[] = [];
+  let i = 0;
+  while (i < args.length && !args[i].startsWith('-')) words.push(args[i++]);
+  const echo = args.includes('--echo');
+  const kind: Kind | undefined =
+    words.join(' ') === 'sink tcp'
+      ? echo
+        ? 'ping'
+        : 'tcp'
+      : words.join(' ') === 'sink udp'
+        ? 'udp'
+        : undefined;
+  if (!kind) refuse(`sockbuf serve runs sink tcp and sink udp far ends, not '${words.join(' ')}'`);
+  const spec = KIND_SPECS[kind];
+  const params: Record<string, ParamValue> = {};
+  for (; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) refuse(`unexpected argument '${a}' in the far end's command`);
+    const eq = a.indexOf('=');
+    const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+    const type = spec.far[name] ?? spec.test[name];
+    let value: ParamValue;
+    if (eq >= 0) value = a.slice(eq + 1);
+    else if (
+      type === 'flag' ||
+      (type === undefined && (i + 1 >= args.length || args[i + 1].startsWith('--')))
+    )
+      value = true;
+    else value = args[++i];
+    if (SERVER_SET.has(name) || (name === 'echo' && kind === 'ping')) continue;
+    if (type === undefined) refuse(`option --${name} of the far end is not one serve passes on`);
+    params[name] = value;
+  }
+  return { kind, params };
+}

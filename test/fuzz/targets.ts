@@ -2,9 +2,10 @@
 import type { Target } from './harness.js';
 import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
+import { tcpinfoTargets } from './targets/tcpinfo.js';
 import { unitsTargets } from './targets/units.js';
 
-export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...sockdiagTargets];
+export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...tcpinfoTargets, ...sockdiagTargets];
 
 export function targetsNamed(pattern?: string): Target[] {
   if (!pattern) return targets;

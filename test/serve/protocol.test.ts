@@ -8,6 +8,7 @@ import {
   ProtocolError,
   parseReply,
   parseRequest,
+  requestFromArgs,
   tokenMatches,
 } from '../../src/serve/protocol.js';
 
@@ -155,4 +156,28 @@ test('replies: encoded with the version, parsed back; strange replies refused', 
   assert.throws(() => parseReply('{"v":9,"type":"hello"}'), /protocol 9/);
   assert.throws(() => parseReply('nope'), /not JSON/);
   assert.throws(() => encodeMessage({ type: 'error', message: 'x'.repeat(MAX_LINE_BYTES) }), /too long/);
+});
+
+test('requestFromArgs: a far end command line becomes a request the server accepts', () => {
+  const r = requestFromArgs([
+    'sink',
+    'tcp',
+    '--listen',
+    '10.0.0.2:0',
+    '--reader',
+    'adaptive:max=256K',
+    '--verify',
+    '--json',
+    '--once',
+  ]);
+  assert.deepEqual(r, { kind: 'tcp', params: { reader: 'adaptive:max=256K', verify: true } });
+  const u = requestFromArgs(['sink', 'udp', '--listen={host}:0', '--rcvbuf=8MiB', '--idle', '1s']);
+  assert.deepEqual(u, { kind: 'udp', params: { rcvbuf: '8MiB', idle: '1s' } });
+  const parsed = parseRequest(JSON.stringify({ v: 1, type: 'test', ...u }), limits);
+  assert.equal(parsed.type, 'test');
+  assert.throws(() => requestFromArgs(['blast', 'tcp', '--to', 'x']), /runs sink tcp and sink udp/);
+  assert.throws(
+    () => requestFromArgs(['sink', 'tcp', '--exec', 'x']),
+    /--exec of the far end is not one serve passes on/,
+  );
 });
