@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
+import { register as registerLab } from './lab.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerInspect(program);
   registerExporter(program);
+  registerLab(program);
   registerReport(program);
   registerServe(program);
   registerRemote(program);
