@@ -2,6 +2,7 @@
 // A seed whose scenarios are absent from the results gets no line.
 import {
   firstNum,
+  isFindMax,
   num,
   param,
   type ResultRow,
@@ -140,8 +141,8 @@ function seed003(doc: ResultsDocument): Verdict | undefined {
 /** Seed 004: loss of node:dgram vs the batch receiver at the seed's top rate, and the highest loss-free rates. */
 function seed004(doc: ResultsDocument): Verdict | undefined {
   const rows = rowsOf(doc, 'udp');
-  const ladder = rows.filter((r) => !r.findMax);
-  const max = [...rows.filter((r) => r.findMax), ...rowsOf(doc, 'udp-max')];
+  const ladder = rows.filter((r) => !isFindMax(r));
+  const max = [...rows.filter(isFindMax), ...rowsOf(doc, 'udp-max')];
   if (!rows.length) return undefined;
   const parts: string[] = [];
   const seedTop = seedValue('004-loss', 100000) ?? 0;

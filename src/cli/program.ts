@@ -2,6 +2,7 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerLab } from './lab.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerLab(program);
   registerReport(program);
   registerServe(program);
   registerRemote(program);

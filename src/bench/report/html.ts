@@ -9,6 +9,7 @@ import { verdicts } from '../verdicts.js';
 import {
   distinct,
   firstNum,
+  isFindMax,
   mergeResults,
   num,
   param,
@@ -268,7 +269,7 @@ function seed003(doc: ResultsDocument): Pair[] {
 }
 
 function seed004(doc: ResultsDocument): Pair[] {
-  const rows = rowsOf(doc, 'udp').filter((r) => !r.findMax);
+  const rows = rowsOf(doc, 'udp').filter((r) => !isFindMax(r));
   if (!rows.length) return [];
   const receivers = [
     ...new Set(rows.map((r) => [param(r, 'receiver'), param(r, 'sender')].filter(Boolean).join(' ← '))),

@@ -8,6 +8,7 @@ import { UsageError } from '../../policy/units.js';
 
 export const SCHEMA = 'sockbuf.v1';
 
+/** A result row as the report reads it: flat (see flattenRow). */
 export interface ResultRow {
   scenario: string;
   [key: string]: unknown;
@@ -36,7 +37,10 @@ export interface ResultsDocument {
 const SCHEMA_FILE = new URL('../../../docs/results-schema.json', import.meta.url);
 let validator: ValidateFunction | undefined;
 
-/** Throws a UsageError naming the source and the first problems when `doc` is not a sockbuf.v1 document. */
+/**
+ * Throws a UsageError naming the source and the first problems when `doc` is not a sockbuf.v1
+ * document; returns it with flat rows (see flattenRow).
+ */
 export function checkResults(doc: unknown, source = 'results'): ResultsDocument {
   const schema = (doc as { schema?: unknown } | null)?.schema;
   if (typeof schema === 'string' && schema !== SCHEMA && schema.startsWith('sockbuf.')) {
@@ -53,7 +57,41 @@ export function checkResults(doc: unknown, source = 'results'): ResultsDocument 
       .join('; ');
     throw new UsageError(`${source}: not a ${SCHEMA} results document (${errs})`);
   }
-  return doc as ResultsDocument;
+  const d = doc as ResultsDocument;
+  const rows = d.results.map((r) => flattenRow(r, d.params));
+  const missing = rows.findIndex((r) => typeof r.scenario !== 'string');
+  if (missing >= 0) {
+    throw new UsageError(`${source}: /results/${missing} has no scenario (and params.scenario is not set)`);
+  }
+  return { ...d, results: rows };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The runner's point ({ name, labels, runs, median, min, max }, src/bench/runner.ts) as one flat row:
+ * scenario (the row's, else params.scenario), placement name, the placement's numbers (rttMs …),
+ * the labels, each numeric column as { median, min, max }, and the text cells of the last run.
+ * A row that is already flat is returned as it is.
+ */
+export function flattenRow(raw: Record<string, unknown>, params: Record<string, unknown> = {}): ResultRow {
+  if (!isObject(raw.labels) || !isObject(raw.median)) return raw as ResultRow;
+  const placement = raw.placement ?? params.placement;
+  const out: ResultRow = { scenario: (raw.scenario ?? params.scenario) as string };
+  if (isObject(placement)) {
+    out.placement = placement.name;
+    for (const [k, v] of Object.entries(placement)) if (typeof v === 'number') out[k] = v;
+  } else if (typeof placement === 'string') out.placement = placement;
+  const runs = Array.isArray(raw.runs) ? (raw.runs as Record<string, unknown>[]) : [];
+  for (const [k, v] of Object.entries(runs[runs.length - 1] ?? {})) if (typeof v !== 'number') out[k] = v;
+  Object.assign(out, raw.labels);
+  const min = isObject(raw.min) ? raw.min : {};
+  const max = isObject(raw.max) ? raw.max : {};
+  for (const [k, v] of Object.entries(raw.median)) out[k] = { median: v, min: min[k], max: max[k] };
+  out.repeats = runs.length;
+  if (typeof raw.name === 'string') out.name = raw.name;
+  return out;
 }
 
 /** Reads and checks results files; bad JSON or a wrong document is a UsageError naming the file. */
@@ -93,6 +131,7 @@ export function mergeResults(docs: ResultsDocument[]): ResultsDocument {
 export function num(row: ResultRow, key: string): number | undefined {
   const v = row[key];
   if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
   if (v && typeof v === 'object' && typeof (v as { median?: unknown }).median === 'number') {
     return (v as { median: number }).median;
   }
@@ -133,4 +172,9 @@ export function distinct(rows: ResultRow[], key: string): string[] {
     if (v !== undefined && !out.includes(v)) out.push(v);
   }
   return out;
+}
+
+/** A row of a search for the highest loss-free rate rather than a point of the ladder. */
+export function isFindMax(row: ResultRow): boolean {
+  return row.findMax === true || row.mode === 'find-max';
 }

@@ -1,6 +1,6 @@
 // Seed-style tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
-import { firstNum, num, param, type ResultRow, type ResultsDocument } from './results.js';
+import { firstNum, isFindMax, num, param, type ResultRow, type ResultsDocument } from './results.js';
 
 export interface Column {
   label: string;
@@ -206,7 +206,7 @@ export function tables(doc: ResultsDocument): Table[] {
   const groups = new Map<string, ResultRow[]>();
   for (const r of doc.results) {
     const placement = typeof r.placement === 'string' && r.placement !== 'local' ? r.placement : '';
-    const scenario = r.findMax ? `${r.scenario}-max` : r.scenario;
+    const scenario = isFindMax(r) ? `${r.scenario}-max` : r.scenario;
     const key = `${scenario}\u0000${placement}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
