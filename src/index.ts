@@ -1,5 +1,13 @@
 // The public API of sockbuf, and nothing else.
 
+export {
+  type SocketStats,
+  type StatsInterval,
+  StatsSampler,
+  socketStats,
+  socketStatsFrom,
+  statsDelta,
+} from './observe/stats.js';
 export { type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
   applyTcpBuffers,
@@ -8,6 +16,8 @@ export {
   connectPinned,
   type ListenPinnedOptions,
   listenPinned,
+  markPinned,
+  pinnedBuffers,
 } from './policy/apply.js';
 export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
 export {
@@ -31,3 +41,5 @@ export {
   UsageError,
 } from './policy/units.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';
+export { getMemInfo, type MemInfo } from './sys/meminfo.js';
+export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
