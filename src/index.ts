@@ -40,6 +40,9 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
+export { ServeClient, ServeRefused } from './serve/client.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';

@@ -2,6 +2,9 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerRemote } from './remote.js';
+import { register as registerReport } from './report.js';
+import { register as registerServe } from './serve.js';
 
 const VERSION = '0.1.0';
 
@@ -11,6 +14,9 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerReport(program);
+  registerServe(program);
+  registerRemote(program);
   return program;
 }
 
