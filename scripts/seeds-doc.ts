@@ -11,6 +11,8 @@ const at = process.argv.indexOf('--from');
 const doc =
   at > 0
     ? loadResults([process.argv[at + 1]])[0]
-    : await runSuite({ onEntry: (e, ev, why) => process.stderr.write(`${ev} ${e.id}${why ? `: ${why}` : ''}\n`) });
+    : await runSuite({
+        onEntry: (e, ev, why) => process.stderr.write(`${ev} ${e.id}${why ? `: ${why}` : ''}\n`),
+      });
 writeFileSync(new URL('../docs/seeds.md', import.meta.url), seedsMarkdown(doc, SUITE));
 process.stderr.write('wrote docs/seeds.md\n');

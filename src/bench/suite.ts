@@ -5,8 +5,8 @@ import { Command } from 'commander';
 import { EnvironmentError, UsageError } from '../policy/units.js';
 import { benchRow, resultsDocument } from './document.js';
 import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
-import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
 import { loadScenario, scenarioNames } from './registry.js';
+import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
 import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure, runBench } from './runner.js';
 import type { Scenario } from './scenario.js';
 import type { SeedId } from './seeds.js';
@@ -54,7 +54,14 @@ export const SUITE: SuiteEntry[] = [
     title: 'TCP bulk per policy × size on loopback (seeds 000, 001)',
     seed: '000',
     scenario: 'tcp',
-    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '250,4000,16000,100000', '--duration', '1s'],
+    quick: [
+      '--policies',
+      'auto,rcvbuf=229376,sndbuf=229376',
+      '--sizes',
+      '250,4000,16000,100000',
+      '--duration',
+      '1s',
+    ],
     full: [],
     repeat: { quick: 1, full: 3 },
     placement: 'local',
@@ -76,7 +83,15 @@ export const SUITE: SuiteEntry[] = [
     title: 'UDP loss ladder per receiver, with find-max (seed 004)',
     seed: '004',
     scenario: 'udp',
-    quick: ['--rates', '1000,10000,100000,max', '--receivers', 'dgram,batch', '--duration', '1s', '--find-max'],
+    quick: [
+      '--rates',
+      '1000,10000,100000,max',
+      '--receivers',
+      'dgram,batch',
+      '--duration',
+      '1s',
+      '--find-max',
+    ],
     full: ['--find-max'],
     repeat: { quick: 1, full: 3 },
     placement: 'local',
@@ -141,13 +156,19 @@ export function entryParams(scenario: Scenario, argv: string[]): Record<string, 
   try {
     cmd.parse(argv, { from: 'user' });
   } catch (err) {
-    throw new UsageError(`suite: bad options for ${scenario.name} (${argv.join(' ')}): ${(err as Error).message}`);
+    throw new UsageError(
+      `suite: bad options for ${scenario.name} (${argv.join(' ')}): ${(err as Error).message}`,
+    );
   }
   return scenario.params(cmd.opts()) as Record<string, unknown>;
 }
 
 /** Why an entry cannot run here, or undefined. Pure apart from the list of built-in scenarios. */
-export function skipReason(e: SuiteEntry, builtIn: string[] = scenarioNames(), root = ROOT): string | undefined {
+export function skipReason(
+  e: SuiteEntry,
+  builtIn: string[] = scenarioNames(),
+  root = ROOT,
+): string | undefined {
   const isPath = e.scenario.includes('/');
   if (!isPath && !builtIn.includes(e.scenario)) {
     return `scenario '${e.scenario}' is not built in yet${e.issue ? ` (issue ${e.issue})` : ''}`;
@@ -262,12 +283,10 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
     done += points;
   }
 
-  const doc = resultsDocument(
-    'bench',
-    { suite: full ? 'full' : 'quick', entries: ran },
-    rows,
-    { startedAt: started.toISOString(), seconds: round((performance.now() - t0) / 1000) },
-  );
+  const doc = resultsDocument('bench', { suite: full ? 'full' : 'quick', entries: ran }, rows, {
+    startedAt: started.toISOString(),
+    seconds: round((performance.now() - t0) / 1000),
+  });
   const withSkips: ResultsDocument = { ...doc, skipped };
   return { ...withSkips, verdicts: verdicts(checkResults(withSkips, 'suite results')) };
 }

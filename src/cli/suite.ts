@@ -41,10 +41,14 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
         full: opts.full,
         only,
         onEntry: (e, event, reason) => {
-          if (event !== 'start') say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);
+          if (event !== 'start')
+            say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);
         },
         onProgress: (p) =>
-          progress.update({ ...p, next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat } }),
+          progress.update({
+            ...p,
+            next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat },
+          }),
       });
     } finally {
       progress.stop();

@@ -26,12 +26,20 @@ test('the suite covers every seed, and each entry says the command that measures
 });
 
 test('skip reasons: a scenario not built in yet names its issue; the lab needs root', () => {
-  assert.equal(skipReason(entry('x', { scenario: 'nope', issue: 9 }), ['tcp']), "scenario 'nope' is not built in yet (issue 9)");
-  assert.equal(skipReason(entry('x', { scenario: 'tcp', placement: 'lab' }), ['tcp'], false), 'the lab needs root (network namespaces, tun devices)');
+  assert.equal(
+    skipReason(entry('x', { scenario: 'nope', issue: 9 }), ['tcp']),
+    "scenario 'nope' is not built in yet (issue 9)",
+  );
+  assert.equal(
+    skipReason(entry('x', { scenario: 'tcp', placement: 'lab' }), ['tcp'], false),
+    'the lab needs root (network namespaces, tun devices)',
+  );
   assert.equal(skipReason(entry('x', { scenario: 'tcp' }), ['tcp'], false), undefined);
 });
 
-test('runSuite: runs what it can, records skips and failures with reasons, one valid document', { timeout: 60_000 }, async () => {
+test('runSuite: runs what it can, records skips and failures with reasons, one valid document', {
+  timeout: 60_000,
+}, async () => {
   const events: string[] = [];
   const doc = await runSuite({
     entries: [

@@ -467,7 +467,9 @@ export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: Ren
       })
       .join('\n');
     const verdict = lines.find((v) => v.seed === seed);
-    const skips = skipped.map((s) => `<p class="skipped">Skipped ${esc(s.scenario)}: ${esc(s.reason)}.</p>`).join('');
+    const skips = skipped
+      .map((s) => `<p class="skipped">Skipped ${esc(s.scenario)}: ${esc(s.reason)}.</p>`)
+      .join('');
     const body = mine.length
       ? `${charts}\n${mine.map(tableHtml).join('\n')}${skips}`
       : `<p class="absent">Not measured in these results.</p>${skips}`;

@@ -4,7 +4,7 @@ import { SEED_FIGURES, SEEDS } from '../seeds.js';
 import { entryCommand, type SuiteEntry } from '../suite.js';
 import { verdicts } from '../verdicts.js';
 import type { ResultsDocument } from './results.js';
-import { fmtNumber, tables, textTable } from './views.js';
+import { tables, textTable } from './views.js';
 
 function seedFigureTable(id: string): string {
   const f = SEED_FIGURES.find((g) => g.id === id);
@@ -17,7 +17,7 @@ function seedFigureTable(id: string): string {
       `| ${x} | ${f.series
         .map((s) => {
           const v = s.points.find((p) => String(p[0]) === x)?.[1];
-          return v === undefined ? '' : fmtNumber(v);
+          return v === undefined ? '' : v >= 1000 ? v.toLocaleString('en-US') : String(v);
         })
         .join(' | ')} |`,
   );
@@ -52,5 +52,8 @@ export function seedsMarkdown(doc: ResultsDocument, entries: SuiteEntry[]): stri
     if (verdict) out.push(`**Verdict:** ${verdict.text}`, '');
     for (const s of skipped) out.push(`*Not measured here (${s.scenario}): ${s.reason}.*`, '');
   }
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

@@ -18,7 +18,11 @@ test('docs/seeds.md: per seed the finding, its figures, the command, our table a
 test('a seed that was not measured says why', () => {
   const [doc] = loadResults(['test/fixtures/results-quick.json']);
   const md = seedsMarkdown(
-    { ...doc, results: doc.results.filter((r) => r.scenario !== 'streamer'), skipped: [{ scenario: 'streamer', reason: 'not built in yet' }] },
+    {
+      ...doc,
+      results: doc.results.filter((r) => r.scenario !== 'streamer'),
+      skipped: [{ scenario: 'streamer', reason: 'not built in yet' }],
+    },
     SUITE,
   );
   const s003 = md.slice(md.indexOf('## Seed 003'), md.indexOf('## Seed 004'));
