@@ -51,7 +51,10 @@ for (const seed of [1, 2, 3, 42, 1234, 99991, 20261130]) {
     let off = 0;
     while (off < stream.length) {
       const mode = int(4);
-      const n = Math.min(stream.length - off, mode === 0 ? 1 + int(3) : mode === 1 ? 1 + int(64) : 1 + int(80_000));
+      const n = Math.min(
+        stream.length - off,
+        mode === 0 ? 1 + int(3) : mode === 1 ? 1 + int(64) : 1 + int(80_000),
+      );
       stream.copy(scratch, 0, off, off + n);
       assert.equal(dec.push(scratch.subarray(0, n)), n);
       scratch.fill(0xee, 0, n); // the next read overwrites it
@@ -59,7 +62,8 @@ for (const seed of [1, 2, 3, 42, 1234, 99991, 20261130]) {
       cuts.add(off);
     }
     assert.equal(got.length, payloads.length);
-    for (let i = 0; i < payloads.length; i++) assert.ok(got[i].equals(payloads[i]), `frame ${i} (seed ${seed})`);
+    for (let i = 0; i < payloads.length; i++)
+      assert.ok(got[i].equals(payloads[i]), `frame ${i} (seed ${seed})`);
     assert.equal(dec.frames, payloads.length);
     assert.equal(dec.partial, false);
     // copied exactly the frames whose payload spans a read boundary
@@ -132,7 +136,11 @@ test('a stream cut mid-frame is visible as partial', () => {
 });
 
 test('the handler can stop decoding; push returns what it consumed', () => {
-  const chunk = Buffer.concat([encodeFrame(Buffer.from('a')), encodeFrame(Buffer.from('bc')), Buffer.from('rest')]);
+  const chunk = Buffer.concat([
+    encodeFrame(Buffer.from('a')),
+    encodeFrame(Buffer.from('bc')),
+    Buffer.from('rest'),
+  ]);
   const dec = new FrameDecoder(() => false);
   assert.equal(dec.push(chunk), 5);
   assert.equal(dec.frames, 1);

@@ -12,7 +12,19 @@ test('full reads double the size up to max, never past it', () => {
     s.record(s.size);
     seen.push(s.size);
   }
-  assert.deepEqual(seen.slice(0, 11), [512, 1 * K, 2 * K, 4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K, 256 * K, 256 * K]);
+  assert.deepEqual(seen.slice(0, 11), [
+    512,
+    1 * K,
+    2 * K,
+    4 * K,
+    8 * K,
+    16 * K,
+    32 * K,
+    64 * K,
+    128 * K,
+    256 * K,
+    256 * K,
+  ]);
   assert.equal(s.size, 256 * K);
   assert.equal(s.grows, 9);
   assert.equal(s.shrinks, 0);
@@ -107,11 +119,14 @@ test('a pinned size never changes', () => {
 });
 
 test('bad bounds are usage errors naming the value', () => {
-  assert.throws(() => new AdaptiveSizer({ min: 64 * K, max: 8 * K }), (e: unknown) => {
-    assert.ok(e instanceof UsageError);
-    assert.match(e.message, /max=8192 is below min=65536/);
-    return true;
-  });
+  assert.throws(
+    () => new AdaptiveSizer({ min: 64 * K, max: 8 * K }),
+    (e: unknown) => {
+      assert.ok(e instanceof UsageError);
+      assert.match(e.message, /max=8192 is below min=65536/);
+      return true;
+    },
+  );
   assert.throws(() => new AdaptiveSizer({ min: 0, max: 8 * K }), UsageError);
   assert.throws(() => new AdaptiveSizer({ min: 512, max: 2 ** 40 }), UsageError);
   assert.throws(() => new AdaptiveSizer({ min: 512, max: 8 * K, initial: 16 * K }), UsageError);
