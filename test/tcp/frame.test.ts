@@ -7,30 +7,17 @@ import {
   FrameError,
   frameHeader,
 } from '../../src/tcp/frame.js';
-
-/** mulberry32: a small seeded PRNG so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../fuzz/prng.js';
 
 for (const seed of [1, 2, 3, 42, 1234, 99991, 20261130]) {
   test(`frames survive random read boundaries in a reused read buffer (seed ${seed})`, () => {
-    const rnd = prng(seed);
-    const int = (n: number) => Math.floor(rnd() * n);
+    const rng = new Rng(seed);
+    const int = (n: number) => rng.int(n);
     const payloads: Buffer[] = [];
     for (let i = 0; i < 300; i++) {
       const kind = int(10);
       const len = kind < 2 ? 0 : kind < 7 ? int(40) : kind < 9 ? int(5000) : int(70_000);
-      const p = Buffer.allocUnsafe(len);
-      for (let j = 0; j < len; j++) p[j] = int(256);
-      payloads.push(p);
+      payloads.push(rng.bytes(len));
     }
     const stream = Buffer.concat(payloads.map((p) => encodeFrame(p)));
     // where each frame starts and ends in the stream, to know which ones span reads
