@@ -30,4 +30,32 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
-export { LinuxOnlyError, SysError } from './sys/errors.js';
+export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
+export {
+  type ConnectOptions,
+  connect,
+  type ListenOptions,
+  listen,
+  TcpConnection,
+  TcpServer,
+  type TcpStats,
+} from './tcp/connection.js';
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeFrame,
+  FrameDecoder,
+  FrameError,
+  type FrameHandler,
+  frameHeader,
+} from './tcp/frame.js';
+export {
+  type Consumer,
+  formatReader,
+  parseReader,
+  Reader,
+  type ReaderOption,
+  type ReaderSpec,
+  type ReaderStats,
+  resolveReader,
+} from './tcp/reader.js';
+export { AdaptiveSizer } from './tcp/sizer.js';

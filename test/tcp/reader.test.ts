@@ -73,7 +73,9 @@ async function server(bulk: number, tail: number, gapMs: number) {
   return { srv, port: (srv.address() as net.AddressInfo).port };
 }
 
-test('loopback: the adaptive reader grows on a bulk transfer and shrinks when the sender slows', async () => {
+test('loopback: the adaptive reader grows on a bulk transfer and shrinks when the sender slows', {
+  timeout: 30_000,
+}, async () => {
   const { srv, port } = await server(16 * 1024 * 1024, 150, 1);
   const reader = new Reader(parseReader('adaptive:min=512,max=128K'));
   let got = 0;
@@ -110,7 +112,7 @@ test('loopback: the adaptive reader grows on a bulk transfer and shrinks when th
 });
 
 for (const spec of ['fixed:16K', 'data'] as const) {
-  test(`loopback: the ${spec} reader delivers every byte and counts reads`, async () => {
+  test(`loopback: the ${spec} reader delivers every byte and counts reads`, { timeout: 30_000 }, async () => {
     const { srv, port } = await server(4 * 1024 * 1024, 3, 1);
     const reader = new Reader(parseReader(spec));
     let sum = 0;
@@ -137,7 +139,7 @@ for (const spec of ['fixed:16K', 'data'] as const) {
   });
 }
 
-test('a consumer that throws closes the socket with its error', async () => {
+test('a consumer that throws closes the socket with its error', { timeout: 30_000 }, async () => {
   const { srv, port } = await server(1024 * 1024, 0, 1);
   const reader = new Reader(parseReader('adaptive'));
   reader.consumer = () => {
