@@ -50,6 +50,12 @@ export class PatternSource {
     }
   }
 
+  /** Bytes from here to the end of the current frame (frameBytes at a frame boundary). */
+  toFrameEnd(): number {
+    const into = this.cycle !== null ? this.pos % this.frameBytes : this.pos;
+    return this.frameBytes - into;
+  }
+
   /** The next piece of the stream, at most `max` bytes (a view; never modified afterwards). */
   next(max: number): Buffer {
     if (this.cycle !== null) {
