@@ -30,6 +30,9 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
+export { ServeClient, ServeRefused } from './serve/client.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
 export {
   type ConnectOptions,

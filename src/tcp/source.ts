@@ -46,10 +46,16 @@ export function pump(socket: net.Socket, source: PatternSource, limit: PumpLimit
         let max = Math.min(WRITE_BYTES, total - sent);
         if (ending) {
           const rest = source.toFrameEnd();
-          if (rest === source.frameBytes) return done();
+          if (rest === source.frameBytes) {
+            done();
+            return;
+          }
           max = Math.min(max, rest);
         }
-        if (max <= 0) return done();
+        if (max <= 0) {
+          done();
+          return;
+        }
         const piece = source.next(max);
         sent += piece.length;
         if (!socket.write(piece)) {
