@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../policy/units.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
+import { restoreStaleSysctls } from './sysctls.js';
 
 export const LAB_PREFIX = 'sbl-';
 export const LAB_ENV = 'SOCKBUF_LAB';
@@ -176,9 +177,12 @@ export function listLabs(): LabListing[] {
   return [...byPid.values()].sort((a, b) => a.pid - b.pid);
 }
 
-/** Removes what labs of dead PIDs left behind (namespaces, processes in them, state files). Returns their ids. */
+/**
+ * Removes what labs of dead PIDs left behind (namespaces, processes in them, state files) and puts
+ * back sysctls a killed sweep changed. Returns what it removed or restored.
+ */
 export function cleanStale(): string[] {
-  const removed: string[] = [];
+  const removed: string[] = restoreStaleSysctls().map((s) => `sysctls of ${s}`);
   for (const l of listLabs()) {
     if (l.alive && l.pid !== process.pid) continue;
     if (l.pid === process.pid && active.size) continue;
