@@ -377,7 +377,8 @@ export function spawnIn(
   argv: string[],
   opts: SpawnOptions = {},
 ): ChildProcess {
-  return spawn('ip', ['netns', 'exec', info.hosts[host].netns, ...argv], {
+  const [file, ...args] = netnsArgv(info, host, argv[0], argv.slice(1));
+  return spawn(file, args, {
     env: { ...process.env, [LAB_ENV]: JSON.stringify(info) },
     ...opts,
   });
@@ -410,4 +411,22 @@ function collect(child: ChildProcess, timeoutMs: number): Promise<ExecResult> {
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
   });
+}
+
+/** The lab to run in: the one this process runs under (SOCKBUF_LAB), else the one lab that is up. */
+export function currentLab(env: NodeJS.ProcessEnv = process.env): LabInfo | undefined {
+  const fromEnv = labFromEnv(env);
+  if (fromEnv) return fromEnv;
+  const live = listLabs().filter((l) => l.alive && l.info);
+  if (live.length > 1) {
+    throw new EnvironmentError(
+      `several labs are up (${live.map((l) => l.id).join(', ')}): run under one with sockbuf lab exec, or take the others down`,
+    );
+  }
+  return live[0]?.info;
+}
+
+/** argv that runs `file args` inside a host of the lab (for runners that spawn processes themselves). */
+export function netnsArgv(info: LabInfo, host: HostName, file: string, args: string[]): string[] {
+  return ['ip', 'netns', 'exec', info.hosts[host].netns, file, ...args];
 }
