@@ -2,6 +2,7 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerBench } from './bench.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerBench(program);
   registerInspect(program);
   registerExporter(program);
   registerLab(program);
