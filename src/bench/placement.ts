@@ -5,6 +5,7 @@
 // To fill in a placement (lab, remote), replace its factory in PLACEMENTS; nothing else changes.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { currentLab, LAB_ENV, type LabInfo, type LabMeasurement, netnsArgv } from '../lab/lab.js';
 import { EnvironmentError } from '../policy/units.js';
 
 export type Role = 'receiver' | 'sender';
@@ -96,10 +97,50 @@ function notYet(name: string, issue: string): () => Placement {
   };
 }
 
-/** The factory of each placement. `lab` and `remote` are filled in by their issues. */
+/**
+ * Across a lab (src/lab): the receiver in the server namespace, the sender in the client namespace,
+ * `{host}` the server's lab address. Each end learns the lab from SOCKBUF_LAB.
+ */
+export function labPlacement(info: LabInfo, measured?: LabMeasurement): Placement {
+  return {
+    name: 'lab',
+    host: info.hosts.server.ipv4,
+    command(role, spec) {
+      const [file, ...args] = netnsArgv(
+        info,
+        role === 'receiver' ? 'server' : 'client',
+        spec.file,
+        spec.args,
+      );
+      return { file, args, env: { ...spec.env, [LAB_ENV]: JSON.stringify(info) } };
+    },
+    describe: () => ({
+      name: 'lab',
+      rttUs: Math.round(info.rttMs * 1000),
+      bitsPerSecond: info.bitsPerSecond || null,
+      lossPct: info.loss * 100,
+      mtu: info.mtu,
+      mode: info.mode,
+      measured: measured ?? null,
+    }),
+  };
+}
+
+/** The lab this process runs under (`sockbuf lab -- bench …`) or the one `sockbuf lab up` made. */
+function currentLabPlacement(): Placement {
+  const info = currentLab();
+  if (!info) {
+    throw new EnvironmentError(
+      '--placement lab: no lab is up (sockbuf lab up, sockbuf lab --rtt 2ms -- bench …, or bench … --lab rtt=2ms)',
+    );
+  }
+  return labPlacement(info);
+}
+
+/** The factory of each placement. `remote` is filled in by its issue. */
 export const PLACEMENTS: Record<PlacementName, () => Placement | Promise<Placement>> = {
   local: () => localPlacement(),
-  lab: notYet('lab', 'it needs the lab: `sockbuf lab up`, from the lab issue'),
+  lab: currentLabPlacement,
   remote: notYet('remote', 'it needs `sockbuf serve` on the far end, from the serve issue'),
 };
 

@@ -4,15 +4,24 @@ import { Command, Option } from 'commander';
 import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
 import { renderJson, renderTable } from '../bench/output.js';
-import { PLACEMENT_NAMES, type PlacementName, resolvePlacement } from '../bench/placement.js';
+import {
+  labPlacement,
+  PLACEMENT_NAMES,
+  type Placement,
+  type PlacementName,
+  resolvePlacement,
+} from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
 import { loadScenario, loadScenarios } from '../bench/registry.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
+import { Lab, labFromEnv } from '../lab/lab.js';
+import { parseLabShorthand } from '../lab/spec.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { describeLab } from './lab.js';
 
-const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout']);
+const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout', 'lab']);
 
 function addCommonOptions(cmd: Command): Command {
   return cmd
@@ -30,7 +39,11 @@ function addCommonOptions(cmd: Command): Command {
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`)
+    .option(
+      '--lab <spec>',
+      'run across a lab made for this bench, e.g. rtt=2ms,bandwidth=5gbit (implies --placement lab)',
+    );
 }
 
 async function overview(): Promise<string> {
@@ -74,43 +87,65 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const placement = await resolvePlacement(opts.placement as PlacementName);
+    const runAndReport = async (placement: Placement) => {
+      const startedAt = new Date();
+      const progress = progressReporter();
+      let results: Awaited<ReturnType<typeof runBench>>;
+      try {
+        results = await runBench(scenario, params, {
+          placement,
+          repeat,
+          timeoutSeconds,
+          onProgress: (p) => progress.update(p),
+        });
+      } finally {
+        progress.stop();
+      }
 
-    const startedAt = new Date();
-    const progress = progressReporter();
-    let results: Awaited<ReturnType<typeof runBench>>;
+      const doc = resultsDocument(
+        `bench ${scenario.name}`,
+        {
+          ...(params as Record<string, unknown>),
+          scenario: scenario.name,
+          placement: placement.describe(),
+          repeat,
+          timeoutSeconds,
+          expect: expects.map((e) => e.text),
+        },
+        results.map((r) => benchRow(scenario.name, placement.name, r)),
+        { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
+      );
+      if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
+      if (opts.json) process.stdout.write(renderJson(doc));
+      else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
+
+      const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
+      const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+      for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
+      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
+    };
+    // --lab brings a lab up for this bench; under `sockbuf lab -- bench …` the lab placement is the default.
+    const labSpec = opts.lab !== undefined ? parseLabShorthand(String(opts.lab)) : undefined;
+    const placementName =
+      labSpec || (cmd.getOptionValueSource('placement') === 'default' && labFromEnv())
+        ? 'lab'
+        : (opts.placement as PlacementName);
+    if (labSpec && placementName !== opts.placement && cmd.getOptionValueSource('placement') !== 'default')
+      throw new UsageError(`--lab runs the ends in the lab: it cannot go with --placement ${opts.placement}`);
+    const lab = labSpec ? await Lab.create(labSpec) : undefined;
     try {
-      results = await runBench(scenario, params, {
-        placement,
-        repeat,
-        timeoutSeconds,
-        onProgress: (p) => progress.update(p),
-      });
+      let placement: Placement;
+      if (lab) {
+        const measured = await lab.measure();
+        process.stderr.write(`${describeLab(lab.info, measured)}\n`);
+        placement = labPlacement(lab.info, measured);
+      } else {
+        placement = await resolvePlacement(placementName);
+      }
+      await runAndReport(placement);
     } finally {
-      progress.stop();
+      await lab?.close();
     }
-
-    const doc = resultsDocument(
-      `bench ${scenario.name}`,
-      {
-        ...(params as Record<string, unknown>),
-        scenario: scenario.name,
-        placement: placement.describe(),
-        repeat,
-        timeoutSeconds,
-        expect: expects.map((e) => e.text),
-      },
-      results.map((r) => benchRow(scenario.name, placement.name, r)),
-      { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
-    );
-    if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
-    if (opts.json) process.stdout.write(renderJson(doc));
-    else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
-
-    const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
-    const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
-    for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
-    if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
   });
   await cmd.parseAsync(argv, { from: 'user' });
 }

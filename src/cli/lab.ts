@@ -34,7 +34,7 @@ function labOptions(cmd: Command): Command {
 }
 
 /** One line (stderr) or one object (JSON) about the lab and what it measured of itself. */
-function describe(info: LabInfo, m?: LabMeasurement): string {
+export function describeLab(info: LabInfo, m?: LabMeasurement): string {
   const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
   const got = m
     ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (ping-pong median, min ${formatDuration(m.minRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
@@ -97,7 +97,7 @@ async function runUnderLab(cmdArgv: string[], flags: LabFlags): Promise<number> 
   const lab = await Lab.create(opts);
   try {
     const m = flags.measure === false ? undefined : await lab.measure();
-    process.stderr.write(`${describe(lab.info, m)}\n`);
+    process.stderr.write(`${describeLab(lab.info, m)}\n`);
     const where = placementOf(cmdArgv);
     const argv = [...sockbufArgv(), ...cmdArgv];
     const child =
@@ -172,7 +172,7 @@ export function register(program: Command): void {
         return;
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(summary(r.info, r.measured))}\n`);
-      else process.stdout.write(`${describe(r.info, r.measured)}\n`);
+      else process.stdout.write(`${describeLab(r.info, r.measured)}\n`);
     });
 
   // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM.
@@ -248,7 +248,7 @@ export function register(program: Command): void {
       for (const l of labs) {
         const state = l.alive ? 'up' : 'stale (owner gone; lab down --stale removes it)';
         process.stdout.write(
-          `${l.info ? describe(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]\n`,
+          `${l.info ? describeLab(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]\n`,
         );
       }
     });
