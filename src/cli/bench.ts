@@ -5,9 +5,8 @@ import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
 import { renderJson, renderTable } from '../bench/output.js';
 import {
-  labPlacement,
+  addPlacementOptions,
   PLACEMENT_NAMES,
-  type Placement,
   type PlacementName,
   resolvePlacement,
 } from '../bench/placement.js';
@@ -16,34 +15,27 @@ import { loadScenario, loadScenarios } from '../bench/registry.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
-import { Lab, labFromEnv } from '../lab/lab.js';
+import { labFromEnv } from '../lab/lab.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
-import { describeLab } from './lab.js';
-
-const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout', 'lab']);
 
 function addCommonOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
     .option(
       '--expect <expr>',
       "a figure to reach, e.g. 'adaptive/data >= 1.3' (repeatable; unmet: exit 1)",
-      (v: string, prev: string[]) => [...prev, v],
-      [] as string[],
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .addOption(
       new Option('--placement <where>', 'where the two ends run')
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`)
-    .option(
-      '--lab <spec>',
-      'run across a lab made for this bench, e.g. rtt=2ms,bandwidth=5gbit (implies --placement lab)',
-    );
+    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+  return addPlacementOptions(cmd);
 }
 
 async function overview(): Promise<string> {
@@ -75,11 +67,12 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     .exitOverride()
     .showHelpAfterError()
     .allowExcessArguments(false);
+  const common = new Set(cmd.options.map((o) => o.attributeName()));
   scenario.options?.(cmd);
   cmd.action(async (opts: Record<string, unknown>) => {
     const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
-    const expects = (opts.expect as string[]).map(parseExpect);
-    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !COMMON.has(k)));
+    const expects = ((opts.expect as string[] | undefined) ?? []).map(parseExpect);
+    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k)));
     const params = scenario.params(own);
     const timeoutSeconds =
       opts.timeout !== undefined
@@ -87,7 +80,15 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const runAndReport = async (placement: Placement) => {
+    // --lab implies the lab placement; under `sockbuf lab -- bench …` (SOCKBUF_LAB) it is the default.
+    const chosen = cmd.getOptionValueSource('placement') !== 'default';
+    if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
+    if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
+      throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
+    const name =
+      opts.lab !== undefined || (!chosen && labFromEnv()) ? 'lab' : (opts.placement as PlacementName);
+    const placement = await resolvePlacement(name, opts);
+    try {
       const startedAt = new Date();
       const progress = progressReporter();
       let results: Awaited<ReturnType<typeof runBench>>;
@@ -123,28 +124,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
       for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
       if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
-    };
-    // --lab brings a lab up for this bench; under `sockbuf lab -- bench …` the lab placement is the default.
-    const labSpec = opts.lab !== undefined ? parseLabShorthand(String(opts.lab)) : undefined;
-    const placementName =
-      labSpec || (cmd.getOptionValueSource('placement') === 'default' && labFromEnv())
-        ? 'lab'
-        : (opts.placement as PlacementName);
-    if (labSpec && placementName !== opts.placement && cmd.getOptionValueSource('placement') !== 'default')
-      throw new UsageError(`--lab runs the ends in the lab: it cannot go with --placement ${opts.placement}`);
-    const lab = labSpec ? await Lab.create(labSpec) : undefined;
-    try {
-      let placement: Placement;
-      if (lab) {
-        const measured = await lab.measure();
-        process.stderr.write(`${describeLab(lab.info, measured)}\n`);
-        placement = labPlacement(lab.info, measured);
-      } else {
-        placement = await resolvePlacement(placementName);
-      }
-      await runAndReport(placement);
     } finally {
-      await lab?.close();
+      await placement.close?.(); // a lab made by --lab
     }
   });
   await cmd.parseAsync(argv, { from: 'user' });

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import {
   assertRoot,
   cleanStale,
+  describeLab,
   type HostName,
   Lab,
   type LabInfo,
@@ -14,7 +15,7 @@ import {
   spawnIn,
 } from '../lab/lab.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
-import { EnvironmentError, formatBitRate, formatDuration, UsageError } from '../policy/units.js';
+import { EnvironmentError, UsageError } from '../policy/units.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -31,15 +32,6 @@ function labOptions(cmd: Command): Command {
     .option('--mtu <bytes>', 'MTU of the lab link', LAB_DEFAULTS.mtu)
     .option('--threads <n>', 'delay-line threads: 2 (one per direction) or 1')
     .option('--no-measure', 'skip the self-check (ping-pong RTT and a 1 s transfer)');
-}
-
-/** One line (stderr) or one object (JSON) about the lab and what it measured of itself. */
-export function describeLab(info: LabInfo, m?: LabMeasurement): string {
-  const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
-  const got = m
-    ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (ping-pong median, min ${formatDuration(m.minRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
-    : '';
-  return `lab ${info.id}: ${asked}${got}; delay line: ${info.mode}; client ${info.hosts.client.ipv4}, server ${info.hosts.server.ipv4}`;
 }
 
 function summary(info: LabInfo, m?: LabMeasurement): object {

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import {
+  addPlacementOptions,
   labPlacement,
   localPlacement,
+  PLACEMENTS,
   parseCpuList,
   resolvePlacement,
   which,
@@ -49,6 +52,23 @@ test('remote refuses with exit 3 until its issue lands', async () => {
       assert.match(e.message, new RegExp(`--placement ${name}`));
       return true;
     });
+  }
+});
+
+test('a placement kind adds its options to bench commands and is made from the parsed options', async () => {
+  const saved = PLACEMENTS.lab;
+  try {
+    PLACEMENTS.lab = {
+      options: (cmd) => cmd.option('--lab-name <name>', 'which lab'),
+      create: (o) => ({ ...localPlacement([0], null), name: 'lab', host: String(o.labName) }),
+    };
+    const cmd = addPlacementOptions(new Command('x'));
+    cmd.parse(['--lab-name', '10.7.0.1'], { from: 'user' });
+    const p = await resolvePlacement('lab', cmd.opts());
+    assert.equal(p.name, 'lab');
+    assert.equal(p.host, '10.7.0.1');
+  } finally {
+    PLACEMENTS.lab = saved;
   }
 });
 
