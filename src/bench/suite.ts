@@ -189,20 +189,14 @@ export interface SuiteOptions {
   withLab?: <T>(shorthand: string, fn: (placement: Placement) => Promise<T>) => Promise<T>;
 }
 
+/** A lab made for one entry (`--lab SPEC` of a bench), taken down after it. */
 async function defaultWithLab<T>(shorthand: string, fn: (placement: Placement) => Promise<T>): Promise<T> {
-  const { withLab, LAB_ENV } = await import('../lab/lab.js');
-  const { parseLabShorthand } = await import('../lab/spec.js');
-  return withLab(parseLabShorthand(shorthand), async (lab) => {
-    const env = lab.env();
-    const saved = process.env[LAB_ENV];
-    process.env[LAB_ENV] = env[LAB_ENV];
-    try {
-      return await fn(await resolvePlacement('lab'));
-    } finally {
-      if (saved === undefined) delete process.env[LAB_ENV];
-      else process.env[LAB_ENV] = saved;
-    }
-  });
+  const placement = await resolvePlacement('lab', { lab: shorthand });
+  try {
+    return await fn(placement);
+  } finally {
+    await placement.close?.();
+  }
 }
 
 /**
