@@ -35,6 +35,7 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export {
+  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
@@ -48,7 +49,7 @@ export {
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { ProtocolError } from './serve/protocol.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
+export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
