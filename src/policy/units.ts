@@ -9,6 +9,15 @@ export class UsageError extends Error {
   }
 }
 
+/** The environment refused (not root, port in use, a kernel feature or tool missing): exit 3. */
+export class EnvironmentError extends Error {
+  readonly exitCode = 3;
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvironmentError';
+  }
+}
+
 function fail(option: string, value: string, expected: string): never {
   throw new UsageError(`invalid value for ${option}: '${value}' (expected ${expected})`);
 }

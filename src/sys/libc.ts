@@ -31,6 +31,7 @@ const PROTOTYPES: Record<string, string> = {
   send: 'long send(int, void *, size_t, int)',
   sendto: 'long sendto(int, void *, size_t, int, void *, uint32_t)',
   poll: 'int poll(void *, unsigned long, int)',
+  ppoll: 'int ppoll(void *, unsigned long, void *, void *)',
   ioctl: 'int ioctl(int, unsigned long, void *)',
   ioctlInt: 'int ioctl(int, unsigned long, long)',
   read: 'long read(int, void *, size_t)',
