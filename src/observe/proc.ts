@@ -4,26 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
 import { join } from 'node:path';
+import { procRoot, readSysctlText } from '../sys/sysctl.js';
 
-export function procRoot(root?: string): string {
-  return root ?? process.env.SOCKBUF_PROC_ROOT ?? '/proc';
-}
-
-/** A sysctl as text (`net.core.rmem_max` → /proc/sys/net/core/rmem_max), or undefined if absent. */
-export function readSysctlText(name: string, root?: string): string | undefined {
-  try {
-    return readFileSync(join(procRoot(root), 'sys', ...name.split('.')), 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** A sysctl as numbers: one for rmem_max, three for tcp_rmem. */
-export function readSysctl(name: string, root?: string): number[] | undefined {
-  const t = readSysctlText(name, root);
-  if (t === undefined) return undefined;
-  return t.split(/\s+/).map(Number);
-}
+export { procRoot, readSysctl, readSysctlText } from '../sys/sysctl.js';
 
 /** The sysctls that decide socket buffers (DESIGN rule 6). */
 export const BUFFER_SYSCTLS = [

@@ -1,0 +1,25 @@
+// Reading sysctls from /proc/sys. Lives here, at the bottom, because the buffer policy needs
+// rmem_max/wmem_max and src/observe re-exports it. The /proc root can be pointed elsewhere (tests, or
+// SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function procRoot(root?: string): string {
+  return root ?? process.env.SOCKBUF_PROC_ROOT ?? '/proc';
+}
+
+/** A sysctl as text (`net.core.rmem_max` → /proc/sys/net/core/rmem_max), or undefined if absent. */
+export function readSysctlText(name: string, root?: string): string | undefined {
+  try {
+    return readFileSync(join(procRoot(root), 'sys', ...name.split('.')), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sysctl as numbers: one for rmem_max, three for tcp_rmem. */
+export function readSysctl(name: string, root?: string): number[] | undefined {
+  const t = readSysctlText(name, root);
+  if (t === undefined) return undefined;
+  return t.split(/\s+/).map(Number);
+}

@@ -1,0 +1,15 @@
+// Every fuzz target, by name. A module that decodes outside input adds its targets here.
+import type { Target } from './harness.js';
+import { unitsTargets } from './targets/units.js';
+
+export const targets: Target[] = [...unitsTargets];
+
+export function targetsNamed(pattern?: string): Target[] {
+  if (!pattern) return targets;
+  const chosen = targets.filter(
+    (t) => t.name === pattern || t.name.startsWith(`${pattern}.`) || t.name.includes(pattern),
+  );
+  if (!chosen.length)
+    throw new Error(`no fuzz target matches '${pattern}' (have: ${targets.map((t) => t.name).join(', ')})`);
+  return chosen;
+}
