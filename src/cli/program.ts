@@ -2,6 +2,8 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
+import { register as registerBlast } from './blast.js';
+import { register as registerSink } from './sink.js';
 
 const VERSION = '0.1.0';
 
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerSink(program);
+  registerBlast(program);
   return program;
 }
 

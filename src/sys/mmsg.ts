@@ -1,15 +1,7 @@
 // struct mmsghdr / msghdr / iovec / cmsghdr as raw memory (LP64: x86_64 and aarch64), and the
 // recvmmsg, sendmmsg and ppoll calls over them. Nothing else: batching, rings and splitting live in
 // src/udp. Every pointer inside these structs is the address of a Buffer the MsgVec keeps alive.
-import {
-  AF_INET,
-  IPPROTO_UDP,
-  POLLIN,
-  SOCK_DGRAM,
-  SOCK_CLOEXEC,
-  UDP_GRO,
-  UDP_SEGMENT,
-} from './constants.js';
+import { AF_INET, IPPROTO_UDP, POLLIN, SOCK_CLOEXEC, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from './constants.js';
 import { addressOf, errno, fn } from './libc.js';
 
 /** sizeof(struct msghdr), sizeof(struct mmsghdr), sizeof(struct iovec) on LP64 Linux. */

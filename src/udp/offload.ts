@@ -20,8 +20,10 @@ export function udpOffload(): { segment: boolean; gro: boolean } {
 function decide(option: OffloadOption, available: boolean, name: string): boolean {
   if (option === false) return false;
   if (option === 'auto') return available;
-  if (option !== true) throw new UsageError(`invalid value for ${name}: '${option}' (expected true, false or auto)`);
-  if (!available) throw new EnvironmentError(`${name}: this kernel refuses ${name === 'gro' ? 'UDP_GRO' : 'UDP_SEGMENT'}`);
+  if (option !== true)
+    throw new UsageError(`invalid value for ${name}: '${option}' (expected true, false or auto)`);
+  if (!available)
+    throw new EnvironmentError(`${name}: this kernel refuses ${name === 'gro' ? 'UDP_GRO' : 'UDP_SEGMENT'}`);
   return true;
 }
 

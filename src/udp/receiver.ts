@@ -3,17 +3,18 @@
 // waits for a slow consumer unless onFull is 'wait': a full ring is drained into a scratch batch and
 // counted as userspace drops. Kernel drops are read per socket from SO_MEMINFO.
 import type { Worker } from 'node:worker_threads';
+import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
-import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
-import { parseDuration, parseSize, UsageError } from '../policy/units.js';
-import { observeUdpHost, udpKernelDrops } from './host.js';
+import { EnvironmentError, parseDuration, parseSize, UsageError } from '../policy/units.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
+import { SysError } from '../sys/errors.js';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
 import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
-import { groAvailable } from './offload.js';
 import { MAX_SEGMENTS } from './gro.js';
+import { observeUdpHost, udpKernelDrops } from './host.js';
+import { groAvailable } from './offload.js';
 import type { ReaderData } from './reader-worker.js';
 import {
   bucketLabel,
@@ -35,7 +36,7 @@ export interface UdpReceiverOptions {
   sockets?: number;
   /** Messages per recvmmsg batch (default 64). */
   batch?: number;
-  /** Bytes per message slot (default 2048; 64 KiB with GRO). A larger datagram is counted as truncated, never delivered. */
+  /** Bytes per message slot (default 2048, or 64 KiB with GRO). A larger datagram is counted as truncated, never delivered. */
   slot?: number | string;
   /** Keep filling a batch until it is full or this long has passed since its first datagram (default 1ms; 0: hand over what one drain gives). */
   coalesce?: number | string;
@@ -43,11 +44,11 @@ export interface UdpReceiverOptions {
   rcvbuf?: number | string;
   /** 'drop' (default): a full ring drops and counts; 'wait': the reader waits and the kernel drops instead. */
   onFull?: 'drop' | 'wait';
-  /** UDP_GRO: true, false, or 'auto' (default false here; 'auto' enables it where the kernel accepts it). */
+  /** UDP_GRO: true, false, or 'auto' (default: on where the kernel accepts it, unless `slot` below 64 KiB was asked for). */
   gro?: boolean | 'auto';
   /** Decode each datagram's source address into batch.addresses. */
   addresses?: boolean;
-  /** Batches in the ring (default: about 16 MiB worth, 4 to 64). */
+  /** Batches in the ring (default: at most 128 MiB of address space, 4 to 64: 64 without GRO, 32 with it). */
   ring?: number;
 }
 
@@ -168,6 +169,10 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       }
     } catch (e) {
       for (const fd of fds) closeFd(fd);
+      if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
+        throw new EnvironmentError(
+          `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
+        );
       throw e;
     }
     this.host = o.listen.host;
@@ -390,8 +395,12 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 /** Makes the sockets, applies the buffer policy, binds, and starts one reader thread per socket. */
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
-  const gro = groAvailable(options.gro ?? false);
-  const slot = checkRange('slot', sizeOpt(options.slot, gro ? 65536 : 2048, 'slot'), 1, 65536);
+  const asked =
+    options.slot === undefined ? undefined : checkRange('slot', sizeOpt(options.slot, 0, 'slot'), 1, 65536);
+  // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
+  const groOpt = options.gro ?? 'auto';
+  const gro = groAvailable(groOpt === 'auto' && asked !== undefined && asked < 65536 ? false : groOpt);
+  const slot = asked ?? (gro ? 65536 : 2048);
   if (gro && slot < 65536) throw new UsageError(`invalid value for slot: '${slot}' (GRO needs 64 KiB slots)`);
   const batch = checkRange('batch', options.batch ?? 64, 1, 1024);
   const sockets = checkRange('sockets', options.sockets ?? 1, 1, 64);

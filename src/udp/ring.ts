@@ -22,8 +22,12 @@ export function ringLayout(entries: number, batch: number, slot: number, perSlot
   return { entries, batch, slot, perSlot, maxDatagrams: batch * perSlot, batchBytes: batch * slot };
 }
 
-/** Default ring depth: about `budget` bytes of batches, from 4 to 64. */
-export function defaultEntries(batch: number, slot: number, budget = 16 * 1024 * 1024): number {
+/**
+ * Default ring depth: at most `budget` bytes of batches, 4 to 64 of them: 64 × 64 × 2 KiB = 8 MiB
+ * without GRO; 32 × 64 × 64 KiB = 128 MiB with GRO's slots, of which the kernel touches (and the
+ * process pays for) only the pages datagrams land in: one 4 KiB page per slot for small datagrams.
+ */
+export function defaultEntries(batch: number, slot: number, budget = 128 * 1024 * 1024): number {
   return Math.max(4, Math.min(64, Math.floor(budget / (batch * slot))));
 }
 
