@@ -20,6 +20,7 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export {
+  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
@@ -30,4 +31,19 @@ export {
   parseSize,
   UsageError,
 } from './policy/units.js';
+export { ServeClient, ServeRefused } from './serve/client.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';
+export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';
+export { type OffloadOption, udpOffload } from './udp/offload.js';
+export {
+  createUdpReceiver,
+  type UdpBatch,
+  UdpReceiver,
+  type UdpReceiverOptions,
+  type UdpReceiverStats,
+} from './udp/receiver.js';
+export { createUdpSender, UdpSender, type UdpSenderOptions, type UdpSendResult } from './udp/sender.js';
+export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './udp/sink.js';
+export { type SequenceReport, SequenceTracker } from './udp/tracker.js';

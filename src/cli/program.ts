@@ -3,6 +3,10 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBlast } from './blast.js';
+import { register as registerLab } from './lab.js';
+import { register as registerRemote } from './remote.js';
+import { register as registerReport } from './report.js';
+import { register as registerServe } from './serve.js';
 import { register as registerSink } from './sink.js';
 
 const VERSION = '0.1.0';
@@ -15,6 +19,10 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSink(program);
   registerBlast(program);
+  registerLab(program);
+  registerReport(program);
+  registerServe(program);
+  registerRemote(program);
   return program;
 }
 

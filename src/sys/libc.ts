@@ -32,6 +32,7 @@ const PROTOTYPES: Record<string, string> = {
   sendto: 'long sendto(int, void *, size_t, int, void *, uint32_t)',
   poll: 'int poll(void *, unsigned long, int)',
   ppoll: 'int ppoll(void *, unsigned long, void *, void *)',
+  prctl: 'int prctl(int, unsigned long, unsigned long, unsigned long, unsigned long)',
   ioctl: 'int ioctl(int, unsigned long, void *)',
   ioctlInt: 'int ioctl(int, unsigned long, long)',
   read: 'long read(int, void *, size_t)',

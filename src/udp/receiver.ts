@@ -133,7 +133,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   private held: { ring: number } | undefined;
   private next = 0;
   private closing: Promise<void> | undefined;
-  private closed = false;
+  private stopping: Promise<void> | undefined;
   private delivered = 0;
   private deliveredBytes = 0;
   private batches = 0;
@@ -290,7 +290,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   async nextBatch(): Promise<UdpBatch | undefined> {
     this.release();
     for (;;) {
-      if (this.closed || this.closing) return undefined;
+      if (this.closing) return undefined;
       const seen = Atomics.load(this.notify, 0);
       const n = this.rings.length;
       for (let i = 0; i < n; i++) {
@@ -366,27 +366,39 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   }
 
   /**
+   * Stops taking datagrams from the kernel (each reader returns within 50 ms); the batches already
+   * taken are still handed out, then the iteration ends. close() afterwards frees everything.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const r of this.rings) {
+        Atomics.store(r.ctrl, CTRL.STOP, 1);
+        Atomics.notify(r.ctrl, CTRL.TAIL);
+      }
+      await Promise.all(this.rings.map((r) => r.exited));
+      for (const r of this.rings) r.finalDrops = udpKernelDrops(r.fd);
+      Atomics.add(this.notify, 0, 1);
+      Atomics.notify(this.notify, 0);
+    })();
+    return this.stopping;
+  }
+
+  /**
    * Stops the readers (each returns within 50 ms even when no datagram comes), closes the sockets and
    * frees the ring. Batches still queued are counted as userspace drops. Safe to call twice.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.release();
-      for (const r of this.rings) {
-        Atomics.store(r.ctrl, CTRL.STOP, 1);
-        Atomics.notify(r.ctrl, CTRL.TAIL);
-      }
       Atomics.add(this.notify, 0, 1);
       Atomics.notify(this.notify, 0);
-      await Promise.all(this.rings.map((r) => r.exited));
+      await this.stop();
       let committed = 0;
       for (const r of this.rings) {
         committed += r.counters[COUNTER.RECEIVED];
-        r.finalDrops = udpKernelDrops(r.fd);
         closeFd(r.fd);
       }
       this.closeDrops = committed - this.delivered;
-      this.closed = true;
     })();
     return this.closing;
   }

@@ -122,7 +122,12 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   } else {
     const r = await createUdpReceiver(o);
     stats = () => r.stats();
-    close = () => r.close();
+    // Stop reading, hand out what the readers already took, then close.
+    close = async () => {
+      await r.stop();
+      await done;
+      await r.close();
+    };
     ready = { host: r.host, port: r.port, gro: r.gro, rcvbuf: r.stats().rcvbuf };
     done = (async () => {
       for await (const b of r) {

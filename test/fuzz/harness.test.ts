@@ -50,6 +50,12 @@ test('an allocation the size of a claimed length is caught', () => {
   const r = fuzz(greedy, { count: 200, maxFailures: 1 });
   assert.match(r.failures[0]?.problem ?? '', /allocated \d+ bytes in one call/);
   assert.equal(measureAllocations(() => Buffer.concat([Buffer.alloc(3), Buffer.alloc(5)])).maxBytes, 8);
+  // a typed array the size of a claim is seen too, and still is what it claims to be
+  let keep: Uint8Array | undefined;
+  assert.ok(measureAllocations(() => (keep = new Uint8Array(4 << 20))).maxBytes >= 4 << 20);
+  assert.ok(keep instanceof Uint8Array && keep.length === 4 << 20);
+  assert.ok(measureAllocations(() => new ArrayBuffer(3 << 20)).maxBytes >= 3 << 20);
+  assert.equal(measureAllocations(() => new Uint8Array([1, 2, 3])).maxBytes, 0);
 });
 
 test('a broken property is a failure', () => {

@@ -3,6 +3,7 @@
 // single allocation during a call exceeds the target's bound (a decoder must cap a claimed length
 // before it allocates, never after). Hangs: the suite's per-test timeout in `npm test`, a watchdog
 // worker in `npm run fuzz` (test/fuzz/run.ts), which names the seed and index that hung.
+import { getHeapStatistics } from 'node:v8';
 import { Rng } from './prng.js';
 
 export interface Target<T = unknown> {
@@ -47,24 +48,52 @@ export interface FuzzOptions {
 
 type AllocFn = (size: number, ...rest: never[]) => Buffer;
 
-/** Records the largest Buffer allocation asked for while `fn` runs. */
+const external = () => getHeapStatistics().external_memory;
+
+const TYPED = ['Uint8Array', 'ArrayBuffer'] as const;
+
+/**
+ * The most memory one call took: the largest Buffer.alloc*, `new Uint8Array(n)` or
+ * `new ArrayBuffer(n)` asked for while `fn` runs (the globals are wrapped for the call), or the
+ * growth of external memory across the call if that is larger (it catches other allocations, though
+ * a GC during the call can make it look smaller, never larger).
+ */
 export function measureAllocations<R>(fn: () => R): { result?: R; error?: unknown; maxBytes: number } {
   const B = Buffer as unknown as Record<'alloc' | 'allocUnsafe' | 'allocUnsafeSlow', AllocFn>;
   const saved = { alloc: B.alloc, allocUnsafe: B.allocUnsafe, allocUnsafeSlow: B.allocUnsafeSlow };
+  const g = globalThis as unknown as Record<string, unknown>;
+  const savedTyped = TYPED.map((k) => g[k]);
   let maxBytes = 0;
+  const note = (size: unknown) => {
+    if (typeof size === 'number' && size > maxBytes) maxBytes = size;
+  };
+  const before = external();
   for (const k of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
     const orig = saved[k];
     B[k] = ((size: number, ...rest: never[]) => {
-      if (typeof size === 'number' && size > maxBytes) maxBytes = size;
+      note(size);
       return orig.call(Buffer, size, ...rest);
     }) as AllocFn;
   }
+  TYPED.forEach((k, i) => {
+    g[k] = new Proxy(savedTyped[i] as new (...a: unknown[]) => object, {
+      construct(target, args, newTarget) {
+        note(args[0]);
+        return Reflect.construct(target, args, newTarget === g[k] ? target : newTarget);
+      },
+    });
+  });
+  const grown = () => Math.max(maxBytes, external() - before);
   try {
-    return { result: fn(), maxBytes };
+    const result = fn();
+    return { result, maxBytes: grown() };
   } catch (error) {
-    return { error, maxBytes };
+    return { error, maxBytes: grown() };
   } finally {
     Object.assign(B, saved);
+    TYPED.forEach((k, i) => {
+      g[k] = savedTyped[i];
+    });
   }
 }
 

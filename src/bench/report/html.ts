@@ -1,0 +1,517 @@
+// The HTML report: one self-contained page (tables, verdicts, and charts drawn by Chart.js, whose file
+// is read from node_modules and inlined, so nothing is fetched when the page is viewed). Each chart of
+// ours stands beside the seed's own figure that it measures again. Pure apart from reading Chart.js.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { SEED_FIGURES, SEEDS, type SeedFigure, type SeedId } from '../seeds.js';
+import { verdicts } from '../verdicts.js';
+import {
+  distinct,
+  firstNum,
+  isFindMax,
+  mergeResults,
+  num,
+  param,
+  type ResultRow,
+  type ResultsDocument,
+  rowsOf,
+} from './results.js';
+import {
+  cell,
+  DATAGRAMS_PER_SECOND,
+  droppedPct,
+  gbPerSecond,
+  isPinned,
+  latencyUs,
+  mibPerSecond,
+  sentRate,
+  type Table,
+  tables,
+} from './views.js';
+
+/** What the page's script turns into a Chart.js chart. Plain JSON. */
+export interface ChartSpec {
+  id: string;
+  title: string;
+  type: 'bar' | 'line';
+  xTitle: string;
+  yTitle: string;
+  xLog?: boolean;
+  yLog?: boolean;
+  labels?: string[];
+  datasets: { label: string; data: (number | null)[] | { x: number; y: number }[] }[];
+  /** Seed figures are drawn in muted colours. */
+  seed?: boolean;
+  caption?: string;
+}
+
+interface Pair {
+  ours: ChartSpec;
+  seed: SeedFigure;
+}
+
+let chartJs: string | undefined;
+/** Chart.js's UMD bundle, from node_modules. */
+export function chartLibrary(): string {
+  if (chartJs === undefined) {
+    const main = createRequire(import.meta.url).resolve('chart.js');
+    chartJs = readFileSync(join(dirname(main), 'chart.umd.min.js'), 'utf8').replace(
+      /<\/script/gi,
+      '<\\/script',
+    );
+  }
+  return chartJs;
+}
+
+const figure = (id: string) => SEED_FIGURES.find((f) => f.id === id) as SeedFigure;
+const clean = (v: number | undefined) =>
+  v === undefined || !Number.isFinite(v) ? null : Number(v.toPrecision(6));
+
+/** A bar chart: one dataset per value of `seriesKey`, one bar group per value of `xKey`. */
+function grouped(
+  id: string,
+  title: string,
+  rows: ResultRow[],
+  xKey: string,
+  seriesKey: string,
+  y: (r: ResultRow) => number | undefined,
+  titles: [string, string],
+): ChartSpec {
+  const labels = distinct(rows, xKey);
+  const series = distinct(rows, seriesKey);
+  return {
+    id,
+    title,
+    type: 'bar',
+    xTitle: titles[0],
+    yTitle: titles[1],
+    labels,
+    datasets: (series.length ? series : ['']).map((s) => ({
+      label: s,
+      data: labels.map((l) =>
+        clean(
+          y(
+            rows.find((r) => param(r, xKey) === l && (s === '' || param(r, seriesKey) === s)) ?? {
+              scenario: '',
+            },
+          ),
+        ),
+      ),
+    })),
+  };
+}
+
+function seed000(doc: ResultsDocument): Pair[] {
+  const out: Pair[] = [];
+  for (const placement of ['lab', 'local']) {
+    const rows = rowsOf(doc, 'tcp', placement);
+    if (!rows.length) continue;
+    const where = placement === 'lab' ? 'across the lab' : 'on loopback';
+    out.push({
+      ours: grouped(
+        `tcp-${placement}`,
+        `TCP throughput per policy × size, ${where}`,
+        rows,
+        'size',
+        'policy',
+        mibPerSecond,
+        ['message size (bytes)', 'MiB/s'],
+      ),
+      seed: figure('000-policy'),
+    });
+    const labToo = placement === 'local' && rowsOf(doc, 'tcp', 'lab').length > 0;
+    if (!labToo && rows.some((r) => num(r, 'rwndLimitedPct') !== undefined)) {
+      out.push({
+        ours: grouped(
+          `rwnd-${placement}`,
+          `Sender rwnd-limited share, ${where}`,
+          rows,
+          'size',
+          'policy',
+          (r) => num(r, 'rwndLimitedPct'),
+          ['message size (bytes)', 'rwnd-limited %'],
+        ),
+        seed: figure('000-rwnd'),
+      });
+    }
+  }
+  const sweep = rowsOf(doc, 'sysctl-sweep');
+  if (sweep.length) {
+    out.push({
+      ours: {
+        id: 'sysctl-sweep',
+        title: 'Throughput vs rmem_max/wmem_max across the lab',
+        type: 'line',
+        xTitle: 'rmem_max = wmem_max (bytes)',
+        yTitle: 'MiB/s',
+        xLog: true,
+        datasets: [
+          {
+            label: 'MiB/s',
+            data: sweep
+              .map((r) => ({
+                x: firstNum(r, ['rmemMax', 'value']) ?? Number.NaN,
+                y: clean(mibPerSecond(r)) ?? Number.NaN,
+              }))
+              .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)),
+          },
+        ],
+      },
+      seed: figure('000-sweep'),
+    });
+  }
+  return out;
+}
+
+function seed001(doc: ResultsDocument): Pair[] {
+  const lab = rowsOf(doc, 'ping', 'lab');
+  const rows = lab.length ? lab : rowsOf(doc, 'ping', 'local');
+  if (!rows.length) return [];
+  const where = lab.length ? 'across the lab' : 'on loopback';
+  const rate = (r: ResultRow) => firstNum(r, ['roundTripsPerSecond', 'requestsPerSecond']);
+  const sizes = distinct(rows, 'size');
+  const inflight = distinct(rows, 'inflight');
+  const out: Pair[] = [];
+  const ratio = (size: string, f: string | undefined) => {
+    const same = rows.filter((r) => param(r, 'size') === size && param(r, 'inflight') === f);
+    const a = same.find((r) => param(r, 'policy') === 'auto');
+    const b = same.find((r) => isPinned(param(r, 'policy')));
+    const ra = a && rate(a);
+    const rb = b && rate(b);
+    return ra && rb ? ra / rb : undefined;
+  };
+  const datasets = (inflight.length ? inflight : [undefined]).map((f) => ({
+    label: f === undefined ? 'auto ÷ pinned' : `${f} in flight`,
+    data: sizes.map((s) => clean(ratio(s, f))),
+  }));
+  if (datasets.some((d) => d.data.some((v) => v !== null))) {
+    out.push({
+      ours: {
+        id: 'ping-ratio',
+        title: `Ping round trips/s, unpinned ÷ pinned, ${where}`,
+        type: 'bar',
+        xTitle: 'body size (bytes)',
+        yTitle: '× of pinned',
+        labels: sizes,
+        datasets,
+      },
+      seed: figure('001-ping'),
+    });
+  }
+  const labels = rows.map(
+    (r) =>
+      `${param(r, 'policy') ?? ''} ${param(r, 'size') ?? ''} B${inflight.length > 1 ? ` ×${param(r, 'inflight')}` : ''}`,
+  );
+  const pct = (['p50', 'p99', 'p999'] as const).map((p) => ({
+    label: p === 'p999' ? 'p99.9' : p,
+    data: rows.map((r) => clean(latencyUs(r, p))),
+  }));
+  if (pct.some((d) => d.data.some((v) => v !== null))) {
+    out.push({
+      ours: {
+        id: 'ping-latency',
+        title: `Ping latency percentiles per policy × size, ${where}`,
+        type: 'bar',
+        xTitle: 'policy, body size',
+        yTitle: 'µs (log)',
+        yLog: true,
+        labels,
+        datasets: pct,
+      },
+      seed: figure('001-producer'),
+    });
+  }
+  return out;
+}
+
+function seed002(doc: ResultsDocument): Pair[] {
+  const rows = rowsOf(doc, 'drain');
+  if (!rows.length) return [];
+  return [
+    {
+      ours: grouped('drain', 'Bulk drain GB/s per read buffer (loopback)', rows, 'reader', '', gbPerSecond, [
+        'read buffer',
+        'GB/s',
+      ]),
+      seed: figure('002-drain'),
+    },
+  ];
+}
+
+function seed003(doc: ResultsDocument): Pair[] {
+  const rows = rowsOf(doc, 'streamer');
+  if (!rows.length) return [];
+  const labels = rows.map(
+    (r) =>
+      `${param(r, 'sockets') ?? '?'} socket${param(r, 'sockets') === '1' ? '' : 's'}${param(r, 'receiver') ? ` (${param(r, 'receiver')})` : ''}`,
+  );
+  return [
+    {
+      ours: {
+        id: 'streamer',
+        title: 'Streamer: packets per batch per number of sockets',
+        type: 'bar',
+        xTitle: 'receive sockets',
+        yTitle: 'packets per batch',
+        labels,
+        datasets: [{ label: 'packets per batch', data: rows.map((r) => clean(num(r, 'packetsPerBatch'))) }],
+        caption: rows
+          .map(
+            (r, i) =>
+              `${labels[i]}: ${cell({ label: '', get: (x) => firstNum(x, DATAGRAMS_PER_SECOND) }, r)} datagrams/s`,
+          )
+          .join(' · '),
+      },
+      seed: figure('003-batch'),
+    },
+  ];
+}
+
+function seed004(doc: ResultsDocument): Pair[] {
+  const rows = rowsOf(doc, 'udp').filter((r) => !isFindMax(r));
+  if (!rows.length) return [];
+  const receivers = [
+    ...new Set(rows.map((r) => [param(r, 'receiver'), param(r, 'sender')].filter(Boolean).join(' ← '))),
+  ];
+  return [
+    {
+      ours: {
+        id: 'udp-loss',
+        title: 'UDP loss vs send rate per receiver (loopback, 64 B)',
+        type: 'line',
+        xTitle: 'datagrams/s sent (log)',
+        yTitle: '% dropped',
+        xLog: true,
+        datasets: receivers.map((name) => ({
+          label: name,
+          data: rows
+            .filter((r) => [param(r, 'receiver'), param(r, 'sender')].filter(Boolean).join(' ← ') === name)
+            .map((r) => ({ x: sentRate(r) ?? Number.NaN, y: droppedPct(r) ?? Number.NaN }))
+            .filter((p) => p.x > 0 && Number.isFinite(p.y))
+            .sort((a, b) => a.x - b.x),
+        })),
+      },
+      seed: figure('004-loss'),
+    },
+  ];
+}
+
+const PAIRS: Record<SeedId, (doc: ResultsDocument) => Pair[]> = {
+  '000': seed000,
+  '001': seed001,
+  '002': seed002,
+  '003': seed003,
+  '004': seed004,
+};
+
+/** A seed figure as a chart spec. */
+export function seedChart(f: SeedFigure): ChartSpec {
+  if (f.xScale === 'log') {
+    return {
+      id: `seed-${f.id}`,
+      title: f.title,
+      type: 'line',
+      xTitle: f.x,
+      yTitle: f.y,
+      xLog: true,
+      seed: true,
+      datasets: f.series.map((s) => ({
+        label: s.name,
+        data: s.points.map(([x, y]) => ({ x: Number(x), y })),
+      })),
+    };
+  }
+  const labels = [...new Set(f.series.flatMap((s) => s.points.map((p) => String(p[0]))))];
+  return {
+    id: `seed-${f.id}`,
+    title: f.title,
+    type: 'bar',
+    xTitle: f.x,
+    yTitle: f.y,
+    seed: true,
+    labels,
+    datasets: f.series.map((s) => ({
+      label: s.name,
+      data: labels.map((l) => s.points.find((p) => String(p[0]) === l)?.[1] ?? null),
+    })),
+  };
+}
+
+/** Every chart the page will draw, ours beside the seed's, seed by seed. */
+export function chartPairs(doc: ResultsDocument): { seed: SeedId; pairs: Pair[] }[] {
+  return SEEDS.map((s) => ({ seed: s.seed, pairs: PAIRS[s.seed](doc) }));
+}
+
+const esc = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
+  );
+
+function tableHtml(t: Table): string {
+  const numeric = t.columns.map((c) => t.rows.some((r) => typeof c.get(r) === 'number'));
+  const head = t.columns.map((c, i) => `<th${numeric[i] ? ' class="n"' : ''}>${esc(c.label)}</th>`).join('');
+  const body = t.rows
+    .map(
+      (r) =>
+        `<tr>${t.columns.map((c, i) => `<td${numeric[i] ? ' class="n"' : ''}>${esc(cell(c, r))}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
+  return `<table data-scenario="${esc(t.scenario)}"><caption>${esc(t.title)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+function chartHtml(spec: ChartSpec, source?: string): string {
+  const kind = spec.seed ? 'seed' : 'ours';
+  return `<figure class="${kind}"><div class="tag">${spec.seed ? "the seed's figure" : 'measured here'}</div><h4>${esc(spec.title)}</h4><div class="chart"><canvas id="${esc(spec.id)}" role="img" aria-label="${esc(spec.title)}"></canvas></div>${
+    source || spec.caption ? `<figcaption>${esc(source ?? spec.caption ?? '')}</figcaption>` : ''
+  }</figure>`;
+}
+
+function hostHtml(doc: ResultsDocument): string {
+  const rows = Object.entries(doc.host.sysctls ?? {})
+    .map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`)
+    .join('');
+  return `<details><summary>host: Linux ${esc(doc.host.kernel)}${doc.host.cpus ? `, ${doc.host.cpus} CPUs` : ''}</summary><table class="host">${rows}</table></details>`;
+}
+
+const CSS = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1280px;padding:16px 24px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 4px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+h4{font-size:13px;margin:0 0 6px}.meta{color:#57606a}.finding{color:#333;margin:4px 0 10px;max-width:980px}
+ul.verdicts{list-style:none;padding:0}ul.verdicts li{padding:4px 8px;margin:3px 0;border-left:4px solid #8c959f;background:#f6f8fa;font-family:ui-monospace,monospace;font-size:13px}
+ul.verdicts li.ok{border-color:#1a7f37}ul.verdicts li.bad{border-color:#cf222e}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:16px;margin:10px 0}
+figure{margin:0;padding:10px 12px;border:1px solid #d0d7de;border-radius:6px;background:#fff;position:relative}
+figure.seed{background:#fbfaf7;border-style:dashed}.tag{position:absolute;right:10px;top:8px;font-size:11px;color:#57606a}
+.chart{position:relative;height:260px}figcaption{font-size:12px;color:#57606a;margin-top:6px}
+table{border-collapse:collapse;margin:10px 0;font-size:13px}caption{text-align:left;font-weight:600;padding:4px 0}
+th,td{padding:3px 10px;border-bottom:1px solid #eaeef2;text-align:left;white-space:nowrap}th{background:#f6f8fa}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafbfc}
+.skipped{color:#9a6700}.absent{color:#57606a;font-style:italic}
+`;
+
+// Runs in the page: turns the specs into Chart.js charts, marks each canvas once it has been drawn
+// (data-drawn) and the body with how many charts there are (data-charts).
+const PAGE_SCRIPT = `
+(function () {
+  var specs = JSON.parse(document.getElementById('sockbuf-charts').textContent);
+  var ours = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#0598bc', '#bf3989'];
+  var muted = ['#8c7a5b', '#b89968', '#6e7781', '#a0917a'];
+  function compact(v) {
+    var a = Math.abs(v);
+    if (a >= 1e9) return v / 1e9 + 'G';
+    if (a >= 1e6) return v / 1e6 + 'M';
+    if (a >= 1e3) return v / 1e3 + 'k';
+    return Number(v.toPrecision(4)).toLocaleString('en-US');
+  }
+  // Logarithmic axes: ticks at 1, 2, 5 × powers of ten only, unrotated.
+  function log(axis) {
+    axis.type = 'logarithmic';
+    axis.ticks = { maxRotation: 0, autoSkip: false, callback: function (v) {
+      var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+      return Math.abs(m - 1) < 1e-6 || Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6 ? compact(v) : '';
+    } };
+    return axis;
+  }
+  var drawn = { id: 'sockbufDrawn', afterRender: function (chart) { chart.canvas.setAttribute('data-drawn', '1'); } };
+  specs.forEach(function (s) {
+    var colors = s.seed ? muted : ours;
+    var datasets = s.datasets.map(function (d, i) {
+      var c = colors[i % colors.length];
+      return Object.assign({}, d, { backgroundColor: c, borderColor: c, borderWidth: s.type === 'line' ? 2 : 0, pointRadius: 3, spanGaps: true });
+    });
+    var x = { title: { display: true, text: s.xTitle } };
+    if (s.xLog) x = log(x); else if (s.type === 'line') x.type = 'linear';
+    var y = { title: { display: true, text: s.yTitle }, beginAtZero: !s.yLog, ticks: { callback: compact } };
+    if (s.yLog) y = log(y);
+    try {
+      new Chart(document.getElementById(s.id), {
+        type: s.type,
+        data: { labels: s.labels, datasets: datasets },
+        options: {
+          animation: false, responsive: true, maintainAspectRatio: false,
+          plugins: { legend: { display: datasets.length > 1 || !!s.seed, position: 'bottom' } },
+          scales: { x: x, y: y }
+        },
+        plugins: [drawn]
+      });
+    } catch (e) {
+      console.error('chart ' + s.id + ' failed: ' + e.message);
+    }
+  });
+  document.body.setAttribute('data-charts', String(specs.length));
+})();
+`;
+
+export interface RenderOptions {
+  /** Shown under the title; defaults to the document's startedAt. */
+  generatedAt?: string;
+}
+
+/** One self-contained HTML page for one or several sockbuf.v1 documents. */
+export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: RenderOptions = {}): string {
+  const doc = Array.isArray(input) ? mergeResults(input) : input;
+  const all = tables(doc);
+  const specs: ChartSpec[] = [];
+  const lines = doc.verdicts?.length ? doc.verdicts : verdicts(doc);
+  const sections = chartPairs(doc).map(({ seed, pairs }) => {
+    const info = SEEDS.find((s) => s.seed === seed);
+    const mine = all.filter((t) => t.seed === seed);
+    const skipped = (doc.skipped ?? []).filter(
+      (s) => mine.length === 0 && seedOfScenario(s.scenario) === seed,
+    );
+    const charts = pairs
+      .map((p) => {
+        const seedSpec = { ...seedChart(p.seed), id: `seed-${p.seed.id}-${p.ours.id}` };
+        specs.push(p.ours, seedSpec);
+        return `<div class="pair">${chartHtml(p.ours)}${chartHtml(seedSpec, p.seed.source)}</div>`;
+      })
+      .join('\n');
+    const verdict = lines.find((v) => v.seed === seed);
+    const body = mine.length
+      ? `${charts}\n${mine.map(tableHtml).join('\n')}`
+      : `<p class="absent">Not measured in these results.${skipped.map((s) => ` ${esc(s.scenario)}: ${esc(s.reason)}.`).join('')}</p>`;
+    return `<section id="seed-${seed}" data-seed="${seed}"><h2>seed ${seed}: ${esc(info?.title ?? '')}</h2><p class="finding">${esc(info?.finding ?? '')}</p>${
+      verdict ? `<ul class="verdicts"><li>${esc(verdict.text)}</li></ul>` : ''
+    }${body}</section>`;
+  });
+  const others = all.filter((t) => !t.seed);
+  const when = opts.generatedAt ?? doc.startedAt ?? '';
+  const command = Array.isArray(doc.command) ? doc.command.join(' ') : doc.command;
+  const mark = (ok: boolean | undefined) =>
+    ok === true ? ' class="ok"' : ok === false ? ' class="bad"' : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>sockbuf report — ${esc(command)}</title><style>${CSS}</style></head>
+<body>
+<h1>sockbuf report</h1>
+<p class="meta">sockbuf ${esc(doc.version)} · <code>sockbuf ${esc(command)}</code>${when ? ` · ${esc(when)}` : ''}${
+    doc.seconds !== undefined ? ` · ${doc.seconds.toFixed(0)} s` : ''
+  } · schema ${esc(doc.schema)}</p>
+${hostHtml(doc)}
+<h2>Verdicts</h2>
+<ul class="verdicts">${lines.map((v) => `<li${mark(v.ok)}>${esc(v.text)}</li>`).join('\n') || '<li>No seed scenario in these results.</li>'}</ul>
+${(doc.skipped ?? []).length ? `<p class="skipped">Skipped: ${(doc.skipped ?? []).map((s) => `${esc(s.scenario)} (${esc(s.reason)})`).join('; ')}</p>` : ''}
+${sections.join('\n')}
+${others.length ? `<section id="other"><h2>Other results</h2>${others.map(tableHtml).join('\n')}</section>` : ''}
+<script type="application/json" id="sockbuf-charts">${JSON.stringify(specs).replace(/</g, '\\u003c')}</script>
+<script>${chartLibrary()}</script>
+<script>${PAGE_SCRIPT}</script>
+</body></html>
+`;
+}
+
+const SCENARIO_SEED: Record<string, SeedId> = {
+  tcp: '000',
+  'sysctl-sweep': '000',
+  lab: '000',
+  ping: '001',
+  drain: '002',
+  streamer: '003',
+  udp: '004',
+  gso: '004',
+};
+function seedOfScenario(scenario: string): SeedId | undefined {
+  return SCENARIO_SEED[scenario.split(/[ :]/)[0]];
+}

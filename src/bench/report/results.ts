@@ -1,0 +1,180 @@
+// The sockbuf.v1 results document (docs/results-schema.json): reading and checking it, merging several
+// into one, and reading a row's columns whatever shape the runner gave them (a number, or an object
+// with the median). Pure apart from loadResults, which reads files.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { HostInfo } from '../../observe/proc.js';
+import { UsageError } from '../../policy/units.js';
+
+export const SCHEMA = 'sockbuf.v1';
+
+/** A result row as the report reads it: flat (see flattenRow). */
+export interface ResultRow {
+  scenario: string;
+  [key: string]: unknown;
+}
+
+export interface Verdict {
+  seed: string;
+  text: string;
+  ok?: boolean;
+}
+
+export interface ResultsDocument {
+  schema: typeof SCHEMA;
+  version: string;
+  command: string | string[];
+  params: Record<string, unknown>;
+  host: HostInfo;
+  startedAt?: string;
+  seconds?: number;
+  results: ResultRow[];
+  skipped?: { scenario: string; reason: string }[];
+  verdicts?: Verdict[];
+  [key: string]: unknown;
+}
+
+const SCHEMA_FILE = new URL('../../../docs/results-schema.json', import.meta.url);
+let validator: ValidateFunction | undefined;
+
+/**
+ * Throws a UsageError naming the source and the first problems when `doc` is not a sockbuf.v1
+ * document; returns it with flat rows (see flattenRow).
+ */
+export function checkResults(doc: unknown, source = 'results'): ResultsDocument {
+  const schema = (doc as { schema?: unknown } | null)?.schema;
+  if (typeof schema === 'string' && schema !== SCHEMA && schema.startsWith('sockbuf.')) {
+    throw new UsageError(`${source}: schema '${schema}' is not ${SCHEMA}; this sockbuf reads ${SCHEMA}`);
+  }
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
+  }
+  if (!validator(doc)) {
+    const errs = (validator.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`)
+      .join('; ');
+    throw new UsageError(`${source}: not a ${SCHEMA} results document (${errs})`);
+  }
+  const d = doc as ResultsDocument;
+  const rows = d.results.map((r) => flattenRow(r, d.params));
+  const missing = rows.findIndex((r) => typeof r.scenario !== 'string');
+  if (missing >= 0) {
+    throw new UsageError(`${source}: /results/${missing} has no scenario (and params.scenario is not set)`);
+  }
+  return { ...d, results: rows };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The runner's point ({ name, labels, runs, median, min, max }, src/bench/runner.ts) as one flat row:
+ * scenario (the row's, else params.scenario), placement name, the placement's numbers (rttMs …),
+ * the labels, each numeric column as { median, min, max }, and the text cells of the last run.
+ * A row that is already flat is returned as it is.
+ */
+export function flattenRow(raw: Record<string, unknown>, params: Record<string, unknown> = {}): ResultRow {
+  if (!isObject(raw.labels) || !isObject(raw.median)) return raw as ResultRow;
+  const placement = raw.placement ?? params.placement;
+  const out: ResultRow = { scenario: (raw.scenario ?? params.scenario) as string };
+  if (isObject(placement)) {
+    out.placement = placement.name;
+    for (const [k, v] of Object.entries(placement)) if (typeof v === 'number') out[k] = v;
+  } else if (typeof placement === 'string') out.placement = placement;
+  const runs = Array.isArray(raw.runs) ? (raw.runs as Record<string, unknown>[]) : [];
+  for (const [k, v] of Object.entries(runs[runs.length - 1] ?? {})) if (typeof v !== 'number') out[k] = v;
+  Object.assign(out, raw.labels);
+  const min = isObject(raw.min) ? raw.min : {};
+  const max = isObject(raw.max) ? raw.max : {};
+  for (const [k, v] of Object.entries(raw.median)) out[k] = { median: v, min: min[k], max: max[k] };
+  out.repeats = runs.length;
+  if (typeof raw.name === 'string') out.name = raw.name;
+  return out;
+}
+
+/** Reads and checks results files; bad JSON or a wrong document is a UsageError naming the file. */
+export function loadResults(files: string[]): ResultsDocument[] {
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read results file '${file}': ${(err as Error).message}`);
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      throw new UsageError(`results file '${file}' is not JSON: ${(err as Error).message}`);
+    }
+    return checkResults(doc, file);
+  });
+}
+
+/** Several documents as one: rows, skips and verdicts concatenated; host and version of the first. */
+export function mergeResults(docs: ResultsDocument[]): ResultsDocument {
+  if (docs.length === 1) return docs[0];
+  if (!docs.length) throw new UsageError('no results documents given');
+  return {
+    ...docs[0],
+    command: docs.map((d) => (Array.isArray(d.command) ? d.command.join(' ') : d.command)).join(' + '),
+    params: Object.assign({}, ...docs.map((d) => d.params)),
+    results: docs.flatMap((d) => d.results),
+    skipped: docs.flatMap((d) => d.skipped ?? []),
+    verdicts: docs.flatMap((d) => d.verdicts ?? []),
+  };
+}
+
+/** A numeric column: a plain number, or the median of a { median, min, max } column. */
+export function num(row: ResultRow, key: string): number | undefined {
+  const v = row[key];
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (v && typeof v === 'object' && typeof (v as { median?: unknown }).median === 'number') {
+    return (v as { median: number }).median;
+  }
+  return undefined;
+}
+
+/** The first of several column names that the row has, as a number. */
+export function firstNum(row: ResultRow, keys: string[]): number | undefined {
+  for (const k of keys) {
+    const v = num(row, k);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+/** A parameter as text for labels: a string, a number, a boolean; undefined otherwise. */
+export function param(row: ResultRow, key: string): string | undefined {
+  const v = row[key];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** Rows of one scenario (and, when given, one placement: rows without one count as local). */
+export function rowsOf(doc: ResultsDocument, scenario: string, placement?: string): ResultRow[] {
+  return doc.results.filter(
+    (r) =>
+      r.scenario === scenario &&
+      (placement === undefined || (typeof r.placement === 'string' ? r.placement : 'local') === placement),
+  );
+}
+
+/** Distinct values of a parameter, in the order they first appear. */
+export function distinct(rows: ResultRow[], key: string): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    const v = param(r, key);
+    if (v !== undefined && !out.includes(v)) out.push(v);
+  }
+  return out;
+}
+
+/** A row of a search for the highest loss-free rate rather than a point of the ladder. */
+export function isFindMax(row: ResultRow): boolean {
+  return row.findMax === true || row.mode === 'find-max';
+}

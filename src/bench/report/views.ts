@@ -1,0 +1,249 @@
+// Seed-style tables: which columns of a scenario's rows people see, in which order, with which unit.
+// Shared by the HTML page and the text tables on stdout. Pure.
+import { firstNum, isFindMax, num, param, type ResultRow, type ResultsDocument } from './results.js';
+
+export interface Column {
+  label: string;
+  /** The cell: a parameter as text, or a number formatted by `format`. */
+  get: (row: ResultRow) => string | number | undefined;
+  format?: (v: number) => string;
+}
+
+export interface Table {
+  scenario: string;
+  title: string;
+  seed?: string;
+  columns: Column[];
+  rows: ResultRow[];
+}
+
+/** Numbers for people: thousands separated, 3 significant digits below 100. */
+export function fmtNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  if (a >= 100 || Number.isInteger(v)) return Math.round(v).toLocaleString('en-US');
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  return v === 0 ? '0' : v.toPrecision(2);
+}
+
+const pct = (v: number) => `${v < 10 && v !== 0 ? v.toFixed(2) : v.toFixed(1)} %`;
+const times = (v: number) => `${v.toFixed(2)} ×`;
+
+// Aliases: the column names a scenario may use for the same figure (kept short on purpose).
+export const BYTES_PER_SECOND = ['bytesPerSecond', 'receivedBytesPerSecond'];
+export const DATAGRAMS_PER_SECOND = ['datagramsPerSecond', 'receivedPerSecond', 'packetsPerSecond'];
+
+export const gbPerSecond = (r: ResultRow) => {
+  const b = firstNum(r, BYTES_PER_SECOND);
+  return b === undefined ? undefined : b / 1e9;
+};
+export const mibPerSecond = (r: ResultRow) => {
+  const b = firstNum(r, BYTES_PER_SECOND);
+  return b === undefined ? num(r, 'mibPerSecond') : b / 2 ** 20;
+};
+
+/** The rate a UDP row was asked to send: a number, or undefined for 'max'. */
+export function askedRate(r: ResultRow): number | undefined {
+  return firstNum(r, ['rate', 'ratePerSecond', 'targetRatePerSecond']);
+}
+/** What the sender really sent per second. */
+export function sentRate(r: ResultRow): number | undefined {
+  return firstNum(r, ['sentPerSecond', 'achievedRatePerSecond', 'sendRatePerSecond']) ?? askedRate(r);
+}
+export function droppedPct(r: ResultRow): number | undefined {
+  const p = firstNum(r, ['droppedPct', 'lossPct', 'lostPct']);
+  if (p !== undefined) return p;
+  const sent = num(r, 'sent');
+  const received = num(r, 'received');
+  return sent && received !== undefined ? (100 * (sent - received)) / sent : undefined;
+}
+export function latencyUs(r: ResultRow, p: 'p50' | 'p99' | 'p999'): number | undefined {
+  return firstNum(r, [`${p}Us`, `latency${p[0].toUpperCase()}${p.slice(1)}Us`, `rtt${p.toUpperCase()}Us`]);
+}
+export const isPinned = (policy: string | undefined) => policy !== undefined && policy !== 'auto';
+
+function label(key: string): string {
+  return key.replace(/([A-Z])/g, ' $1').toLowerCase();
+}
+
+/** Generic columns for a scenario no view knows: every key, numbers formatted by their unit suffix. */
+function genericColumns(rows: ResultRow[]): Column[] {
+  const keys: string[] = [];
+  for (const r of rows)
+    for (const k of Object.keys(r)) if (k !== 'scenario' && !keys.includes(k)) keys.push(k);
+  return keys
+    .filter((k) => rows.some((r) => param(r, k) !== undefined || num(r, k) !== undefined))
+    .map((k) => ({
+      label: label(k),
+      get: (r: ResultRow) => num(r, k) ?? param(r, k),
+      format: k.endsWith('Pct') ? pct : fmtNumber,
+    }));
+}
+
+const c = (lbl: string, get: Column['get'], format: Column['format'] = fmtNumber): Column => ({
+  label: lbl,
+  get,
+  format,
+});
+const p = (lbl: string, key: string): Column => c(lbl, (r) => param(r, key));
+const n = (lbl: string, keys: string[], format?: Column['format']): Column =>
+  c(lbl, (r) => firstNum(r, keys), format);
+
+/** Δ of a tcp/ping row against the auto row of the same size, in %. */
+function deltaVsAuto(rows: ResultRow[], get: (r: ResultRow) => number | undefined) {
+  return (r: ResultRow) => {
+    const base = rows.find(
+      (b) => param(b, 'policy') === 'auto' && param(b, 'size') === param(r, 'size') && b !== r,
+    );
+    const a = base && get(base);
+    const v = get(r);
+    return a && v !== undefined && param(r, 'policy') !== 'auto' ? (100 * (v - a)) / a : undefined;
+  };
+}
+const signedPct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`;
+
+const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: ResultRow[]) => Column[] }> = {
+  tcp: {
+    title: 'TCP bulk: throughput per buffer policy × message size',
+    seed: '000',
+    columns: (rows) => [
+      p('policy', 'policy'),
+      p('size B', 'size'),
+      c('MiB/s', mibPerSecond),
+      c('Δ vs auto', deltaVsAuto(rows, mibPerSecond), signedPct),
+      n('msgs/s', ['messagesPerSecond']),
+      n('rwnd-limited', ['rwndLimitedPct'], pct),
+      n('sndbuf-limited', ['sndbufLimitedPct'], pct),
+      n('cwnd', ['cwnd', 'snd_cwnd']),
+      c('wscale', (r) => param(r, 'wscale') ?? param(r, 'wscales')),
+    ],
+  },
+  ping: {
+    title: 'Framed request/response: round trips and latency per policy × size',
+    seed: '001',
+    columns: (rows) => [
+      p('policy', 'policy'),
+      p('size B', 'size'),
+      p('in flight', 'inflight'),
+      n('round trips/s', ['roundTripsPerSecond', 'requestsPerSecond']),
+      c(
+        'Δ vs auto',
+        deltaVsAuto(rows, (r) => firstNum(r, ['roundTripsPerSecond', 'requestsPerSecond'])),
+        signedPct,
+      ),
+      c('p50 µs', (r) => latencyUs(r, 'p50')),
+      c('p99 µs', (r) => latencyUs(r, 'p99')),
+      c('p99.9 µs', (r) => latencyUs(r, 'p999')),
+    ],
+  },
+  drain: {
+    title: 'Bulk drain: GB/s per read buffer',
+    seed: '002',
+    columns: (rows) => {
+      const base = rows.find((r) => param(r, 'reader') === 'data');
+      const b = base && gbPerSecond(base);
+      return [
+        p('reader', 'reader'),
+        c('GB/s', gbPerSecond, (v) => v.toFixed(2)),
+        c('× data', (r) => (b ? (gbPerSecond(r) ?? Number.NaN) / b : undefined), times),
+        n('reads', ['reads']),
+        n('mean read B', ['meanReadBytes', 'readBytesMean', 'meanReadSize']),
+      ];
+    },
+  },
+  udp: {
+    title: 'UDP loss ladder: sent, received and dropped per receiver × rate',
+    seed: '004',
+    columns: () => [
+      p('receiver', 'receiver'),
+      p('sender', 'sender'),
+      c('rate /s', (r) => param(r, 'rate')),
+      n('sent', ['sent']),
+      n('received', ['received']),
+      n('dropped', ['dropped', 'lost']),
+      c('% dropped', droppedPct, pct),
+      n('kernel', ['kernelDrops']),
+      n('userspace', ['userspaceDrops']),
+      n('truncated', ['truncated']),
+      n('tail lost', ['tailLost']),
+      n('pkts/batch', ['packetsPerBatch']),
+    ],
+  },
+  'udp-max': {
+    title: 'UDP: highest loss-free rate per receiver (find-max)',
+    seed: '004',
+    columns: () => [
+      p('receiver', 'receiver'),
+      p('sender', 'sender'),
+      p('size B', 'size'),
+      n('loss-free /s', ['maxLossFreeRate', 'lossFreeRatePerSecond', 'rate']),
+      n('tolerance %', ['tolerancePct'], pct),
+    ],
+  },
+  streamer: {
+    title: 'Streamer: datagrams/s and packets per batch per number of sockets',
+    seed: '003',
+    columns: () => [
+      p('sockets', 'sockets'),
+      p('flows', 'flows'),
+      p('receiver', 'receiver'),
+      n('datagrams/s', DATAGRAMS_PER_SECOND),
+      n('pkts/batch', ['packetsPerBatch']),
+      n('ns/packet', ['nsPerPacket', 'timePerPacketNs']),
+      n('drops', ['drops', 'kernelDrops']),
+    ],
+  },
+  'sysctl-sweep': {
+    title: 'rmem_max/wmem_max sweep across the lab (receiver asks for 2041500 B)',
+    seed: '000',
+    columns: () => [n('rmem_max B', ['rmemMax', 'value']), c('MiB/s', mibPerSecond)],
+  },
+};
+
+/** One table per scenario (and per placement), in the order the scenarios first appear. */
+export function tables(doc: ResultsDocument): Table[] {
+  const groups = new Map<string, ResultRow[]>();
+  for (const r of doc.results) {
+    const placement = typeof r.placement === 'string' && r.placement !== 'local' ? r.placement : '';
+    const scenario = isFindMax(r) ? `${r.scenario}-max` : r.scenario;
+    const key = `${scenario}\u0000${placement}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups].map(([key, rows]) => {
+    const [scenario, placement] = key.split('\u0000');
+    const view = VIEWS[scenario];
+    const where = placement ? ` (${placement}${rttNote(rows)})` : '';
+    const columns = (view ? view.columns(rows) : genericColumns(rows)).filter((col) =>
+      rows.some((r) => col.get(r) !== undefined),
+    );
+    return { scenario, title: (view?.title ?? scenario) + where, seed: view?.seed, columns, rows };
+  });
+}
+
+function rttNote(rows: ResultRow[]): string {
+  const rtt = firstNum(rows[0], ['rttMs']) ?? (num(rows[0], 'rttUs') ?? Number.NaN) / 1000;
+  return Number.isFinite(rtt) ? `, rtt ${rtt} ms` : '';
+}
+
+/** A cell as text. */
+export function cell(col: Column, row: ResultRow): string {
+  const v = col.get(row);
+  if (v === undefined) return '';
+  if (typeof v === 'number') return Number.isNaN(v) ? '' : (col.format ?? fmtNumber)(v);
+  return v;
+}
+
+/** A table as aligned text for stdout: numbers right-aligned, text left-aligned. */
+export function textTable(t: Table): string {
+  const head = t.columns.map((col) => col.label);
+  const body = t.rows.map((r) => t.columns.map((col) => cell(col, r)));
+  const numeric = t.columns.map((col) => t.rows.some((r) => typeof col.get(r) === 'number'));
+  const width = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((s, i) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i])))
+      .join('  ')
+      .trimEnd();
+  return [`${t.seed ? `[seed ${t.seed}] ` : ''}${t.title}`, line(head), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,32 @@
+// `sockbuf remote SERVER -- sink tcp …`: run one end on a `sockbuf serve` host (src/serve/remote-end.ts).
+import type { Command } from 'commander';
+import { parseServer, runRemoteEnd } from '../serve/remote-end.js';
+
+export function register(program: Command): void {
+  program
+    .command('remote')
+    .description('run a far end (sink tcp|udp) on a sockbuf serve host; its JSON lines are printed here')
+    .argument('<server>', 'HOST[:PORT] of sockbuf serve (port 5209 by default)')
+    .argument('<command...>', 'the far end after --, e.g. -- sink tcp --reader adaptive')
+    .option('--token <token>', 'the token serve was started with (or SOCKBUF_TOKEN)')
+    .action(async (server: string, command: string[], o: { token?: string }) => {
+      const ac = new AbortController();
+      const stop = () => ac.abort();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      try {
+        const outcome = await runRemoteEnd({
+          server: parseServer(server, '<server>'),
+          token: o.token ?? process.env.SOCKBUF_TOKEN,
+          args: command,
+          print: (line) => process.stdout.write(`${line}\n`),
+          warn: (line) => process.stderr.write(`${line}\n`),
+          signal: ac.signal,
+        });
+        process.exitCode = typeof outcome === 'number' ? outcome : outcome === 'SIGTERM' ? 0 : 1;
+      } finally {
+        process.off('SIGTERM', stop);
+        process.off('SIGINT', stop);
+      }
+    });
+}

@@ -1,0 +1,62 @@
+// `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
+import type { Command } from 'commander';
+import { formatHostPort, parseListen } from '../policy/address.js';
+import { EnvironmentError, parseDuration, parseSize, UsageError } from '../policy/units.js';
+import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
+import { startServer } from '../serve/server.js';
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'the remote end for benchmarks (like iperf3 -s): one test at a time, over a JSON-lines control connection',
+    )
+    .option(
+      '--listen <[host:]port>',
+      'control address (loopback unless told otherwise)',
+      `127.0.0.1:${DEFAULT_SERVE_PORT}`,
+    )
+    .option('--max-duration <duration>', 'longest test accepted', '60s')
+    .option('--max-bytes <size>', 'most bytes one test may move', '64GiB')
+    .option('--token <token>', 'required of every test request when set')
+    .option('--idle-timeout <duration>', 'close a control connection that says nothing this long', '10s')
+    .option('--json', 'print a ready line and a line per event as JSON on stdout')
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
+      const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
+      const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
+      if (!(maxDurationSeconds > 0) || maxDurationSeconds > 86400)
+        throw new UsageError(`invalid value for --max-duration: '${o.maxDuration}' (expected 1ms to 24h)`);
+      if (!(idleSeconds > 0) || idleSeconds > 86400)
+        throw new UsageError(`invalid value for --idle-timeout: '${o.idleTimeout}' (expected 1ms to 24h)`);
+      const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
+      const token = typeof o.token === 'string' ? o.token : undefined;
+      if (token !== undefined && token.length === 0)
+        throw new UsageError(`invalid value for --token: '' (expected a token)`);
+      const json = o.json === true;
+      const log = (line: string) => {
+        if (json) process.stdout.write(`${JSON.stringify({ event: 'log', message: line })}\n`);
+        else process.stderr.write(`sockbuf serve: ${line}\n`);
+      };
+      let handle: Awaited<ReturnType<typeof startServer>>;
+      try {
+        handle = await startServer({ listen, maxDurationSeconds, maxBytes, token, idleSeconds, log });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new EnvironmentError(
+          `cannot listen on ${formatHostPort(listen)} (--listen): ${code ?? (err as Error).message}`,
+        );
+      }
+      if (json) process.stdout.write(`${JSON.stringify({ event: 'ready', ...handle.address })}\n`);
+      else process.stderr.write(`sockbuf serve: listening on ${formatHostPort(handle.address)}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          handle.close().then(resolve, resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

@@ -1,0 +1,126 @@
+// The delay line's thread: moves packets from one tun fd to another after their due time. One
+// thread can serve both directions of a link or just one. Timing through ppoll(2) with a
+// nanosecond timeout and a 1 ns timer slack (JavaScript timers tick in milliseconds).
+import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import { fn } from '../sys/libc.js';
+import { VNET_HDR_LEN } from '../sys/tun.js';
+import { LinkClock, type LinkParams, PacketRing, superPacketLoss } from './link.js';
+
+export interface DirectionSpec {
+  inFd: number;
+  outFd: number;
+  link: LinkParams;
+  ringBytes: number;
+  /** Float64Array over a SharedArrayBuffer: see STAT below. */
+  stats: SharedArrayBuffer;
+}
+
+export interface WorkerSpec {
+  dirs: DirectionSpec[];
+  /** Int32Array[0] over it: 1 = stop. */
+  stop: SharedArrayBuffer;
+}
+
+/** Indices into a direction's stats array. */
+export const STAT = {
+  packetsIn: 0,
+  bytesIn: 1,
+  packetsOut: 2,
+  bytesOut: 3,
+  lost: 4,
+  queueDrops: 5,
+  gsoPackets: 6,
+  maxSegments: 7,
+  writeErrors: 8,
+  size: 9,
+} as const;
+
+/** Largest packet a tun hands over: a 64 KiB GSO packet plus its virtio_net_hdr, with room to spare. */
+const MAX_PACKET = 65536 + VNET_HDR_LEN + 256;
+const POLLIN = 1;
+const PR_SET_TIMERSLACK = 29;
+
+function run(spec: WorkerSpec): void {
+  const read = fn('read');
+  const write = fn('write');
+  const ppoll = fn('ppoll');
+  fn('prctl')(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+  const stop = new Int32Array(spec.stop);
+  const dirs = spec.dirs.map((d) => ({
+    ...d,
+    clock: new LinkClock(d.link),
+    ring: new PacketRing(d.ringBytes, MAX_PACKET),
+    st: new Float64Array(d.stats),
+  }));
+  const n = dirs.length;
+  const pfds = Buffer.alloc(8 * n);
+  dirs.forEach((d, i) => {
+    pfds.writeInt32LE(d.inFd, i * 8);
+    pfds.writeInt16LE(POLLIN, i * 8 + 4);
+  });
+  const ts = Buffer.alloc(16);
+  const scratch = new Uint8Array(MAX_PACKET);
+  parentPort?.postMessage('ready');
+  while (Atomics.load(stop, 0) === 0) {
+    let now = performance.now();
+    let next = now + 20;
+    for (const d of dirs) {
+      while (d.ring.nextDue() <= now) {
+        const pkt = d.ring.peek();
+        if (write(d.outFd, pkt, pkt.length) < 0) d.st[STAT.writeErrors]++;
+        else {
+          d.st[STAT.packetsOut]++;
+          d.st[STAT.bytesOut] += pkt.length - VNET_HDR_LEN;
+        }
+        d.ring.shift();
+      }
+      next = Math.min(next, d.ring.nextDue());
+    }
+    const waitNs = Math.max(0, Math.round((next - now) * 1e6));
+    ts.writeBigInt64LE(BigInt(Math.floor(waitNs / 1e9)), 0);
+    ts.writeBigInt64LE(BigInt(waitNs % 1e9), 8);
+    for (let i = 0; i < n; i++) pfds.writeInt16LE(0, i * 8 + 6);
+    if (ppoll(pfds, n, ts, null) <= 0) continue;
+    now = performance.now();
+    for (let i = 0; i < n; i++) {
+      if (pfds.readInt16LE(i * 8 + 6) === 0) continue;
+      const d = dirs[i];
+      // Drain what is there now, up to a bound so the other direction is not starved.
+      for (let k = 0; k < 256; k++) {
+        const off = d.ring.reserve();
+        const buf = off < 0 ? scratch : d.ring.bytes.subarray(off, off + MAX_PACKET);
+        const got = Number(read(d.inFd, buf, MAX_PACKET));
+        if (got <= 0) break;
+        const h = buf;
+        const gsoType = h[1] & 0x7f;
+        const hdrLen = h[2] | (h[3] << 8);
+        const gsoSize = h[4] | (h[5] << 8);
+        const payload = got - VNET_HDR_LEN;
+        const segs = gsoType && gsoSize ? Math.max(1, Math.ceil((payload - hdrLen) / gsoSize)) : 1;
+        d.st[STAT.packetsIn]++;
+        d.st[STAT.bytesIn] += payload;
+        if (segs > 1) d.st[STAT.gsoPackets]++;
+        if (segs > d.st[STAT.maxSegments]) d.st[STAT.maxSegments] = segs;
+        if (off < 0) {
+          d.st[STAT.queueDrops]++;
+          continue;
+        }
+        if (d.link.loss > 0 && Math.random() < superPacketLoss(d.link.loss, segs)) {
+          d.st[STAT.lost]++;
+          continue;
+        }
+        const due = d.clock.admit(now, payload + (segs - 1) * hdrLen);
+        if (due < 0) {
+          d.st[STAT.queueDrops]++;
+          continue;
+        }
+        d.ring.push(off, got, due);
+      }
+    }
+  }
+}
+
+if (parentPort && workerData) {
+  run(workerData as WorkerSpec);
+}

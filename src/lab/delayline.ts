@@ -1,0 +1,119 @@
+// The user-space delay line: packets read from one tun device are held for the one-way delay (and
+// serialised at the rate cap, and maybe lost) and written to the other tun device. GSO super-packets
+// pass through with their virtio_net_hdr untouched, so the kernels at both ends see 64 KiB TSO/GRO
+// packets whatever the MTU. The packet moving runs in worker threads (one per direction by default).
+import { Worker } from 'node:worker_threads';
+import type { TunDevice } from '../sys/tun.js';
+import { type DirectionSpec, STAT } from './delayline-worker.js';
+import { defaultLimitBytes, type LinkParams } from './link.js';
+
+export interface DelayLineOptions {
+  rttMs: number;
+  /** Rate cap in bit/s each way; 0 = none. */
+  bitsPerSecond?: number;
+  /** Loss probability per segment each way, 0…1. */
+  loss?: number;
+  /** Bottleneck queue limit in bytes (default: one bandwidth-delay product, at least 256 KiB). */
+  limitBytes?: number;
+  /** Worker threads: 2 = one per direction (default), 1 = one for both. */
+  threads?: 1 | 2;
+}
+
+export interface DirectionStats {
+  packetsIn: number;
+  bytesIn: number;
+  packetsOut: number;
+  bytesOut: number;
+  lost: number;
+  queueDrops: number;
+  gsoPackets: number;
+  maxSegments: number;
+  writeErrors: number;
+}
+
+export interface DelayLine {
+  readonly mode: string;
+  /** Client → server, server → client. */
+  stats(): { forward: DirectionStats; reverse: DirectionStats };
+  stop(): Promise<void>;
+}
+
+function ringBytes(link: LinkParams): number {
+  // What can be in flight on the line: the queue limit plus one delay's worth at the cap (or at
+  // 40 Gbit/s without one), at least 8 MiB.
+  const rate = link.bitsPerSecond || 40e9;
+  return Math.max(8 << 20, Math.ceil(link.limitBytes + ((rate / 8) * link.delayMs) / 1000) + (1 << 20));
+}
+
+function spawnWorker(data: unknown): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./delayline-worker.js', import.meta.url), { workerData: data });
+  // Under tsx (tests) the worker is TypeScript too, and Node 20 does not pass tsx's hooks to threads.
+  const url = new URL('./delayline-worker.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(url)}); })`;
+  return new Worker(boot, { eval: true, workerData: data });
+}
+
+export async function startDelayLine(
+  client: TunDevice,
+  server: TunDevice,
+  opts: DelayLineOptions,
+): Promise<DelayLine> {
+  const bitsPerSecond = opts.bitsPerSecond ?? 0;
+  const link: LinkParams = {
+    delayMs: opts.rttMs / 2,
+    bitsPerSecond,
+    loss: opts.loss ?? 0,
+    limitBytes: opts.limitBytes ?? defaultLimitBytes(bitsPerSecond, opts.rttMs),
+  };
+  const mk = (inFd: number, outFd: number): DirectionSpec => ({
+    inFd,
+    outFd,
+    link,
+    ringBytes: ringBytes(link),
+    stats: new SharedArrayBuffer(STAT.size * 8),
+  });
+  const fwd = mk(client.fd, server.fd);
+  const rev = mk(server.fd, client.fd);
+  const stop = new SharedArrayBuffer(4);
+  const threads = opts.threads ?? 2;
+  const groups = threads === 1 ? [[fwd, rev]] : [[fwd], [rev]];
+  const workers = groups.map((dirs) => spawnWorker({ dirs, stop }));
+  const failures: Error[] = [];
+  const done = workers.map(
+    (w) =>
+      new Promise<void>((resolve) => {
+        w.once('error', (e) => failures.push(e));
+        w.once('exit', () => resolve());
+      }),
+  );
+  const ready = workers.map(
+    (w) =>
+      new Promise<void>((resolve, reject) => {
+        w.once('message', () => resolve());
+        w.once('exit', () => reject(failures[0] ?? new Error('delay line thread exited at start')));
+      }),
+  );
+  const stopAll = async () => {
+    Atomics.store(new Int32Array(stop), 0, 1);
+    await Promise.all(done);
+  };
+  try {
+    await Promise.all(ready);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  const read = (sab: SharedArrayBuffer): DirectionStats => {
+    const a = new Float64Array(sab);
+    const o = {} as Record<string, number>;
+    for (const [k, i] of Object.entries(STAT)) if (k !== 'size') o[k] = a[i];
+    return o as unknown as DirectionStats;
+  };
+  const mode = `userspace-tun, GSO passthrough ${client.gso && server.gso ? 'on' : 'off'}, ${threads} thread${threads > 1 ? 's' : ''}`;
+  return {
+    mode,
+    stats: () => ({ forward: read(fwd.stats), reverse: read(rev.stats) }),
+    stop: stopAll,
+  };
+}

@@ -1,0 +1,409 @@
+// The lab: two network namespaces (a client host and a server host) joined by the user-space delay
+// line, so a transfer on one machine sees a real round-trip time and rate cap. Names carry sockbuf's
+// prefix and the owning PID (sbl-<pid>-c, sbl-<pid>-s); what a dead PID left behind is removed by
+// the next lab command (cleanStale), what a live one owns is never touched.
+import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EnvironmentError } from '../policy/units.js';
+import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
+import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
+
+export const LAB_PREFIX = 'sbl-';
+export const LAB_ENV = 'SOCKBUF_LAB';
+const STATE_DIR = '/run/sockbuf';
+const NETNS_DIR = '/run/netns';
+
+export type HostName = 'client' | 'server';
+
+export interface LabOptions {
+  rttMs: number;
+  /** Rate cap in bit/s each way; 0 or undefined = none. */
+  bitsPerSecond?: number;
+  /** Loss probability per segment each way, 0…1. */
+  loss?: number;
+  mtu?: number;
+  /** Delay-line threads: 2 = one per direction (default), 1 = one for both. */
+  threads?: 1 | 2;
+}
+
+export interface LabHost {
+  netns: string;
+  dev: string;
+  ipv4: string;
+  ipv6: string;
+}
+
+/** What describes a lab to other processes (the SOCKBUF_LAB variable and the state file). */
+export interface LabInfo {
+  id: string;
+  pid: number;
+  rttMs: number;
+  bitsPerSecond: number;
+  loss: number;
+  mtu: number;
+  mode: string;
+  hosts: Record<HostName, LabHost>;
+}
+
+export interface LabMeasurement {
+  /** Ping-pong round trips across the lab (1-byte TCP messages), median and minimum. */
+  rttUs: number;
+  minRttUs: number;
+  /** What a short autotuned TCP transfer carried, as the receiver saw it. */
+  bitsPerSecond: number;
+  seconds: number;
+}
+
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const ADDRESSES: Record<HostName, { ipv4: string; ipv6: string }> = {
+  client: { ipv4: '10.201.0.1', ipv6: 'fd00:5b::1' },
+  server: { ipv4: '10.201.0.2', ipv6: 'fd00:5b::2' },
+};
+
+export function assertRoot(): void {
+  if (process.getuid?.() !== 0) {
+    throw new EnvironmentError('the lab needs root (network namespaces, tun devices): run as root');
+  }
+  if (!existsSync('/dev/net/tun')) throw new EnvironmentError('the lab needs /dev/net/tun (CONFIG_TUN)');
+}
+
+function ip(...args: string[]): void {
+  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function tryIp(...args: string[]): void {
+  try {
+    ip(...args);
+  } catch {
+    // already gone
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** PIDs of the processes inside a namespace (empty when it is gone). */
+function netnsPids(netns: string): number[] {
+  try {
+    return execFileSync('ip', ['netns', 'pids', netns], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Kills what still runs inside a lab namespace (all of it was started through the lab), then removes it. */
+function removeNetns(netns: string): void {
+  for (const pid of netnsPids(netns)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // exited meanwhile
+    }
+  }
+  tryIp('netns', 'del', netns);
+}
+
+function stateFile(pid: number): string {
+  return join(STATE_DIR, `lab-${pid}.json`);
+}
+
+/** The argv that runs a module of this package with node, also under tsx (tests). */
+export function nodeArgv(moduleUrl: URL): string[] {
+  const path = fileURLToPath(moduleUrl);
+  if (path.endsWith('.ts')) return [process.execPath, '--import', import.meta.resolve('tsx'), path];
+  return [process.execPath, path];
+}
+
+function moduleUrl(name: string): URL {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`${name}${ext}`, import.meta.url);
+}
+
+export interface LabListing {
+  id: string;
+  pid: number;
+  alive: boolean;
+  netns: string[];
+  info?: LabInfo;
+}
+
+/** Every lab on this host: namespaces named sbl-<pid>-* and state files, grouped by PID. */
+export function listLabs(): LabListing[] {
+  const byPid = new Map<number, LabListing>();
+  const get = (pid: number) => {
+    let l = byPid.get(pid);
+    if (!l) {
+      l = { id: String(pid), pid, alive: alive(pid), netns: [] };
+      byPid.set(pid, l);
+    }
+    return l;
+  };
+  const names = existsSync(NETNS_DIR) ? readdirSync(NETNS_DIR) : [];
+  for (const n of names) {
+    const m = /^sbl-(\d+)-[cs]$/.exec(n);
+    if (m) get(Number(m[1])).netns.push(n);
+  }
+  const files = existsSync(STATE_DIR) ? readdirSync(STATE_DIR) : [];
+  for (const f of files) {
+    const m = /^lab-(\d+)\.json$/.exec(f);
+    if (!m) continue;
+    const l = get(Number(m[1]));
+    try {
+      l.info = JSON.parse(readFileSync(join(STATE_DIR, f), 'utf8')) as LabInfo;
+    } catch {
+      // half-written by a killed process: still stale
+    }
+  }
+  return [...byPid.values()].sort((a, b) => a.pid - b.pid);
+}
+
+/** Removes what labs of dead PIDs left behind (namespaces, processes in them, state files). Returns their ids. */
+export function cleanStale(): string[] {
+  const removed: string[] = [];
+  for (const l of listLabs()) {
+    if (l.alive && l.pid !== process.pid) continue;
+    if (l.pid === process.pid && active.size) continue;
+    for (const n of l.netns) removeNetns(n);
+    rmSync(stateFile(l.pid), { force: true });
+    removed.push(l.id);
+  }
+  return removed;
+}
+
+// Labs of this process, for the clean-up on signals and exit.
+const active = new Set<Lab>();
+let handlersInstalled = false;
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      for (const lab of active) lab.closeSync();
+      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+    });
+  }
+  process.on('exit', () => {
+    for (const lab of active) lab.closeSync();
+  });
+}
+
+export class Lab {
+  readonly info: LabInfo;
+  private readonly tuns: TunDevice[];
+  private readonly line: DelayLine;
+  private closed = false;
+
+  private constructor(info: LabInfo, tuns: TunDevice[], line: DelayLine) {
+    this.info = info;
+    this.tuns = tuns;
+    this.line = line;
+  }
+
+  /** Brings a lab up. Cleans stale leftovers of dead PIDs first. Root only. */
+  static async create(opts: LabOptions): Promise<Lab> {
+    assertRoot();
+    cleanStale();
+    installHandlers();
+    const pid = process.pid;
+    const mtu = opts.mtu ?? 1500;
+    const hosts: Record<HostName, LabHost> = {
+      client: { netns: `${LAB_PREFIX}${pid}-c`, dev: `${LAB_PREFIX}${pid}-c`, ...ADDRESSES.client },
+      server: { netns: `${LAB_PREFIX}${pid}-s`, dev: `${LAB_PREFIX}${pid}-s`, ...ADDRESSES.server },
+    };
+    if (existsSync(join(NETNS_DIR, hosts.client.netns)) || existsSync(join(NETNS_DIR, hosts.server.netns))) {
+      throw new EnvironmentError(`this process (${pid}) already has a lab`);
+    }
+    const tuns: TunDevice[] = [];
+    const undo = () => {
+      for (const t of tuns) closeTun(t);
+      removeNetns(hosts.client.netns);
+      removeNetns(hosts.server.netns);
+    };
+    try {
+      for (const name of ['client', 'server'] as const) {
+        const h = hosts[name];
+        const peer = hosts[name === 'client' ? 'server' : 'client'];
+        ip('netns', 'add', h.netns);
+        // Opened here in the root namespace: the fd stays valid after the link moves.
+        const tun = openTun(h.dev);
+        tuns.push(tun);
+        ip('link', 'set', 'dev', h.dev, 'netns', h.netns);
+        ip('-n', h.netns, 'link', 'set', 'lo', 'up');
+        ip('-n', h.netns, 'link', 'set', 'dev', h.dev, 'mtu', String(mtu), 'up');
+        ip('-n', h.netns, 'addr', 'add', h.ipv4, 'peer', peer.ipv4, 'dev', h.dev);
+        if (mtu >= 1280) ip('-n', h.netns, 'addr', 'add', h.ipv6, 'peer', peer.ipv6, 'dev', h.dev, 'nodad');
+      }
+      const line = await startDelayLine(tuns[0], tuns[1], {
+        rttMs: opts.rttMs,
+        bitsPerSecond: opts.bitsPerSecond ?? 0,
+        loss: opts.loss ?? 0,
+        threads: opts.threads,
+      });
+      const info: LabInfo = {
+        id: String(pid),
+        pid,
+        rttMs: opts.rttMs,
+        bitsPerSecond: opts.bitsPerSecond ?? 0,
+        loss: opts.loss ?? 0,
+        mtu,
+        mode: `${line.mode}, MTU ${mtu}`,
+        hosts,
+      };
+      const lab = new Lab(info, tuns, line);
+      active.add(lab);
+      mkdirSync(STATE_DIR, { recursive: true });
+      writeFileSync(stateFile(pid), `${JSON.stringify(info)}\n`);
+      return lab;
+    } catch (err) {
+      undo();
+      if (err instanceof Error && 'stderr' in err) {
+        const msg = String((err as { stderr: unknown }).stderr).trim();
+        if (msg) throw new EnvironmentError(`lab set-up failed: ${msg}`);
+      }
+      throw err;
+    }
+  }
+
+  /** The environment that tells child processes (the bench runner) where the lab is. */
+  env(): NodeJS.ProcessEnv {
+    return { ...process.env, [LAB_ENV]: JSON.stringify(this.info) };
+  }
+
+  /** Starts `argv` inside a host's namespace. */
+  spawn(host: HostName, argv: string[], opts: SpawnOptions = {}): ChildProcess {
+    return spawnIn(this.info, host, argv, { env: this.env(), ...opts });
+  }
+
+  /** Runs `argv` inside a host's namespace to its end, with stdout and stderr collected. */
+  exec(host: HostName, argv: string[], opts: { timeoutMs?: number } = {}): Promise<ExecResult> {
+    return collect(this.spawn(host, argv, { stdio: ['ignore', 'pipe', 'pipe'] }), opts.timeoutMs ?? 60_000);
+  }
+
+  stats(): { forward: DirectionStats; reverse: DirectionStats } {
+    return this.line.stats();
+  }
+
+  /** The lab measures itself: ping-pong round trips, then a short autotuned TCP transfer. */
+  async measure(opts: { pings?: number; seconds?: number } = {}): Promise<LabMeasurement> {
+    const probe = nodeArgv(moduleUrl('./probe'));
+    const port = '5299';
+    const server = this.spawn('server', [...probe, 'serve', this.info.hosts.server.ipv4, port], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout?.once('data', () => resolve());
+        server.once('exit', (code) => reject(new Error(`lab probe server exited (${code})`)));
+      });
+      const to = this.info.hosts.server.ipv4;
+      const p = await this.exec('client', [...probe, 'ping', to, port, String(opts.pings ?? 20)]);
+      if (p.code !== 0) throw new Error(`lab ping probe failed: ${p.stderr.trim()}`);
+      const samples = (JSON.parse(p.stdout) as { rttUs: number[] }).rttUs.slice(1).sort((a, b) => a - b);
+      const b = await this.exec('client', [...probe, 'push', to, port, String(opts.seconds ?? 1)]);
+      if (b.code !== 0) throw new Error(`lab transfer probe failed: ${b.stderr.trim()}`);
+      const got = JSON.parse(b.stdout) as { bytes: number; seconds: number };
+      return {
+        rttUs: samples[samples.length >> 1],
+        minRttUs: samples[0],
+        bitsPerSecond: Math.round((got.bytes * 8) / got.seconds),
+        seconds: got.seconds,
+      };
+    } finally {
+      server.kill('SIGTERM');
+    }
+  }
+
+  /** Takes the lab down: stops the delay line, closes the tun devices, removes the namespaces. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    active.delete(this);
+    await this.line.stop();
+    for (const t of this.tuns) closeTun(t);
+    removeNetns(this.info.hosts.client.netns);
+    removeNetns(this.info.hosts.server.netns);
+    rmSync(stateFile(this.info.pid), { force: true });
+  }
+
+  /** The same from a signal handler or at exit, without waiting (the kernel closes the fds at exit). */
+  closeSync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    active.delete(this);
+    removeNetns(this.info.hosts.client.netns);
+    removeNetns(this.info.hosts.server.netns);
+    rmSync(stateFile(this.info.pid), { force: true });
+  }
+}
+
+/** Brings a lab up, runs `fn`, and takes the lab down whatever happens. */
+export async function withLab<T>(opts: LabOptions, fn: (lab: Lab) => Promise<T>): Promise<T> {
+  const lab = await Lab.create(opts);
+  try {
+    return await fn(lab);
+  } finally {
+    await lab.close();
+  }
+}
+
+/** Starts `argv` in a host's namespace of a lab described by `info` (also one owned by another process). */
+export function spawnIn(
+  info: LabInfo,
+  host: HostName,
+  argv: string[],
+  opts: SpawnOptions = {},
+): ChildProcess {
+  return spawn('ip', ['netns', 'exec', info.hosts[host].netns, ...argv], {
+    env: { ...process.env, [LAB_ENV]: JSON.stringify(info) },
+    ...opts,
+  });
+}
+
+/** The lab this process runs under (SOCKBUF_LAB), if any. */
+export function labFromEnv(env: NodeJS.ProcessEnv = process.env): LabInfo | undefined {
+  const v = env[LAB_ENV];
+  if (!v) return undefined;
+  return JSON.parse(v) as LabInfo;
+}
+
+function collect(child: ChildProcess, timeoutMs: number): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// The lab's self-check, run as a child process inside a lab namespace: `serve HOST PORT` answers
+// ping-pongs (first byte 'p') and swallows bulk transfers (first byte 'b', answered with a JSON
+// line of what arrived); `ping HOST PORT COUNT` and `push HOST PORT SECONDS` print one JSON line.
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+function serve(host: string, port: number): void {
+  const server = net.createServer((s) => {
+    s.setNoDelay(true);
+    let mode = '';
+    let bytes = 0;
+    let t0 = 0;
+    s.on('data', (chunk: Buffer) => {
+      if (!mode) {
+        mode = String.fromCharCode(chunk[0]);
+        chunk = chunk.subarray(1);
+        t0 = performance.now();
+      }
+      if (mode === 'p') s.write(chunk);
+      else bytes += chunk.length;
+    });
+    s.on('end', () => {
+      if (mode === 'b') s.end(`${JSON.stringify({ bytes, seconds: (performance.now() - t0) / 1000 })}\n`);
+      else s.end();
+    });
+    s.on('error', () => s.destroy());
+  });
+  server.listen(port, host, () => process.stdout.write('ready\n'));
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+function connect(host: string, port: number, first: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host, port, noDelay: true }, () => {
+      s.write(first);
+      resolve(s);
+    });
+    s.once('error', reject);
+  });
+}
+
+async function ping(host: string, port: number, count: number): Promise<void> {
+  const s = await connect(host, port, 'p');
+  const rttUs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve) => {
+      s.once('data', () => resolve());
+      s.write('x');
+    });
+    rttUs.push(Math.round((performance.now() - t0) * 1000));
+  }
+  s.end();
+  process.stdout.write(`${JSON.stringify({ rttUs })}\n`);
+}
+
+async function push(host: string, port: number, seconds: number): Promise<void> {
+  const s = await connect(host, port, 'b');
+  const chunk = Buffer.alloc(256 * 1024);
+  const until = performance.now() + seconds * 1000;
+  let reply = '';
+  s.on('data', (d) => {
+    reply += d;
+  });
+  const closed = new Promise<void>((resolve) => s.on('close', () => resolve()));
+  while (performance.now() < until) {
+    if (!s.write(chunk)) await new Promise((r) => s.once('drain', r));
+  }
+  s.end();
+  await closed;
+  process.stdout.write(reply);
+}
+
+const [mode, host, port, arg] = process.argv.slice(2);
+if (mode === 'serve') serve(host, Number(port));
+else if (mode === 'ping') await ping(host, Number(port), Number(arg));
+else if (mode === 'push') await push(host, Number(port), Number(arg));
+else {
+  process.stderr.write('usage: probe serve|ping|push HOST PORT [COUNT|SECONDS]\n');
+  process.exitCode = 2;
+}

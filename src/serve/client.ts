@@ -1,0 +1,152 @@
+// The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
+// end's port, and collect its results.
+import net from 'node:net';
+import { formatHostPort, type HostPort } from '../policy/address.js';
+import { EnvironmentError } from '../policy/units.js';
+import {
+  type ErrorReply,
+  encodeMessage,
+  type HelloReply,
+  type Kind,
+  LineDecoder,
+  type ParamValue,
+  ProtocolError,
+  parseReply,
+  type ReadyReply,
+  type Reply,
+  type ResultReply,
+} from './protocol.js';
+
+/** The server answered with an error (busy, refused, unauthorized …). */
+export class ServeRefused extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  constructor(reply: ErrorReply) {
+    super(`sockbuf serve refused: ${reply.message}`);
+    this.name = 'ServeRefused';
+    this.code = reply.code;
+    // bad parameters are the user's to fix (2); busy, unauthorized, a far end that failed: 3
+    this.exitCode = reply.code === 'refused' || reply.code === 'bad-request' ? 2 : 3;
+  }
+}
+
+export class ServeClient {
+  private readonly decoder = new LineDecoder();
+  private readonly queue: Reply[] = [];
+  private waiter?: { resolve: (r: Reply) => void; reject: (e: Error) => void };
+  private failure?: Error;
+
+  private constructor(
+    readonly socket: net.Socket,
+    readonly server: HostPort,
+  ) {
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const line of this.decoder.push(chunk)) this.deliver(parseReply(line));
+      } catch (err) {
+        this.fail(err as Error);
+        socket.destroy();
+      }
+    });
+    socket.on('error', (err) => this.fail(err));
+    socket.on('close', () =>
+      this.fail(new EnvironmentError(`sockbuf serve at ${formatHostPort(server)} closed the connection`)),
+    );
+  }
+
+  /** Connects to `sockbuf serve`; EnvironmentError (exit 3) when nothing answers. */
+  static connect(server: HostPort, timeoutSeconds = 10): Promise<ServeClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: server.host, port: server.port });
+      const t = setTimeout(() => {
+        socket.destroy();
+        reject(
+          new EnvironmentError(
+            `no answer from sockbuf serve at ${formatHostPort(server)} within ${timeoutSeconds} s`,
+          ),
+        );
+      }, timeoutSeconds * 1000);
+      socket.once('connect', () => {
+        clearTimeout(t);
+        socket.setNoDelay(true);
+        resolve(new ServeClient(socket, server));
+      });
+      socket.once('error', (err) => {
+        clearTimeout(t);
+        reject(
+          new EnvironmentError(`cannot reach sockbuf serve at ${formatHostPort(server)}: ${err.message}`),
+        );
+      });
+    });
+  }
+
+  private deliver(r: Reply): void {
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.resolve(r);
+    } else this.queue.push(r);
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.reject(this.failure);
+    }
+  }
+
+  /** The next reply; an error reply rejects with ServeRefused. */
+  next(): Promise<Reply> {
+    const got = this.queue.shift();
+    const p = got
+      ? Promise.resolve(got)
+      : this.failure
+        ? Promise.reject(this.failure)
+        : new Promise<Reply>((resolve, reject) => {
+            this.waiter = { resolve, reject };
+          });
+    return p.then((r) => {
+      if (r.type === 'error') throw new ServeRefused(r);
+      return r;
+    });
+  }
+
+  private async expect<T extends Reply['type']>(type: T): Promise<Extract<Reply, { type: T }>> {
+    const r = await this.next();
+    if (r.type !== type)
+      throw new ProtocolError('bad-request', `expected a ${type} reply from the server, got ${r.type}`);
+    return r as Extract<Reply, { type: T }>;
+  }
+
+  send(msg: object): void {
+    this.socket.write(encodeMessage(msg));
+  }
+
+  async hello(): Promise<HelloReply> {
+    this.send({ type: 'hello' });
+    return this.expect('hello');
+  }
+
+  /** Asks for a test; resolves once the far end listens (its port on the server's host). */
+  async startTest(kind: Kind, params: Record<string, ParamValue>, token?: string): Promise<ReadyReply> {
+    this.send({ type: 'test', kind, params, ...(token === undefined ? {} : { token }) });
+    return this.expect('ready');
+  }
+
+  /** Tells the server the local end has finished (the far end is stopped after a grace period). */
+  done(): void {
+    this.send({ type: 'done' });
+  }
+
+  /** Waits for the far end's results (it exits by itself, or after `done`). */
+  result(): Promise<ResultReply> {
+    return this.expect('result');
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroySoon();
+  }
+}

@@ -1,0 +1,69 @@
+// One end of a benchmark run on a `sockbuf serve` host, seen from here as a local process: it asks the
+// server for the far end, prints its ready line (with the server's host, so a sender here can reach
+// it), and when the far end is done prints every JSON line it printed and exits as it did. SIGTERM
+// (the runner's way to stop a receiver) tells the server the test is done. This is what the runner's
+// `remote` placement runs in place of the receiver.
+import { isIP } from 'node:net';
+import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { UsageError } from '../policy/units.js';
+import { ServeClient } from './client.js';
+import { DEFAULT_SERVE_PORT, ProtocolError, requestFromArgs } from './protocol.js';
+
+/** `HOST[:PORT]` (`[::1]:5209`, `::1`, `10.0.0.2`): the port defaults to serve's 5209. */
+export function parseServer(value: string, option = '--remote'): HostPort {
+  const v = value.trim();
+  const bare = v.startsWith('[') && v.endsWith(']') ? v.slice(1, -1) : v;
+  if (isIP(bare) || bare === 'localhost')
+    return parseTo(`[${bare}]:${DEFAULT_SERVE_PORT}`.replace(/^\[localhost\]/, '127.0.0.1'), option);
+  return parseTo(v, option);
+}
+
+export interface RemoteEndOptions {
+  server: HostPort;
+  token?: string;
+  /** The far end's sockbuf command line (`sink tcp --listen {host}:0 --json …`). */
+  args: string[];
+  /** Where JSON lines go (stdout). */
+  print: (line: string) => void;
+  /** Where the far end's stderr and warnings go. */
+  warn: (line: string) => void;
+  /** Aborting tells the server the test is done (the far end is stopped after its grace). */
+  signal?: AbortSignal;
+}
+
+/** Runs the far end remotely; resolves to its exit code, or the signal that ended it. */
+export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS.Signals> {
+  let request: ReturnType<typeof requestFromArgs>;
+  try {
+    request = requestFromArgs(o.args);
+  } catch (err) {
+    if (err instanceof ProtocolError) throw new UsageError(err.message);
+    throw err;
+  }
+  const client = await ServeClient.connect(o.server);
+  try {
+    const ready = await client.startTest(request.kind, request.params, o.token);
+    o.print(
+      JSON.stringify({
+        event: 'ready',
+        host: o.server.host,
+        port: ready.port,
+        server: formatHostPort(o.server),
+      }),
+    );
+    const done = () => client.done();
+    if (o.signal?.aborted) done();
+    else o.signal?.addEventListener('abort', done, { once: true });
+    const result = await client.result();
+    o.signal?.removeEventListener('abort', done);
+    for (const line of result.stderr.split('\n').filter(Boolean)) o.warn(line);
+    if (result.stopped && result.stopped !== 'done')
+      o.warn(`sockbuf serve stopped the far end: ${result.stopped}`);
+    for (const line of result.lines) {
+      if ((line as { event?: unknown }).event !== 'ready') o.print(JSON.stringify(line));
+    }
+    return result.exitCode ?? (result.signal as NodeJS.Signals | null) ?? 1;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,384 @@
+// `sockbuf serve`: the remote end for any benchmark, like iperf3 -s. A control connection speaks the
+// JSON-lines protocol of protocol.ts; a test request starts the far end (a `sockbuf sink …` child in
+// its own process group, listening on the address the client reached us at), the client is told its
+// port, and when the far end exits the client gets every JSON line it printed (its results and
+// socketStats). One test at a time; a second client is told "busy, try again". Idle control
+// connections are closed after a timeout; a client that goes away mid-test has its far end killed
+// and reaped, so its ports are free before the next test starts.
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { formatHostPort, type HostPort } from '../policy/address.js';
+import {
+  encodeMessage,
+  farArgs,
+  KINDS,
+  type Kind,
+  type Limits,
+  LineDecoder,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  parseRequest,
+  type ResultReply,
+  type TestRequest,
+} from './protocol.js';
+
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+}
+
+export interface ServeOptions extends Limits {
+  listen: HostPort;
+  token?: string;
+  /** A control connection with no test running that says nothing this long is closed. */
+  idleSeconds: number;
+  /** How long the far end may take to print its ready line. */
+  readySeconds?: number;
+  /** After the client's `done`, how long the far end may take to finish by itself before SIGTERM. */
+  graceSeconds?: number;
+  /** Control connections open at once; more are refused by the kernel backlog / closed at once. */
+  maxConnections?: number;
+  /** The process that runs a far end (`args` are sockbuf's: `sink tcp --listen …`). */
+  farEnd?: (args: string[]) => SpawnSpec;
+  log?: (line: string) => void;
+}
+
+/** The far end's command for each kind; the server adds `--listen` and `--json`. */
+export const FAR_END: Record<Kind, string[]> = {
+  tcp: ['sink', 'tcp', '--once'],
+  drain: ['sink', 'tcp', '--once'],
+  ping: ['sink', 'tcp', '--once', '--echo'],
+  udp: ['sink', 'udp'],
+};
+
+/** Far-end output kept per test (lines beyond are counted, not kept). */
+const MAX_RESULT_LINES = 10_000;
+const MAX_FAR_LINE = 1 << 20;
+/** A client that does not read its replies is dropped once this much is queued for it. */
+const MAX_QUEUED_WRITE = 1 << 20;
+
+export const VERSION = '0.1.0';
+
+/** `node [--import tsx] <sockbuf entry> …args`: the sources under tsx (tests), dist/ otherwise. */
+export function defaultFarEnd(args: string[]): SpawnSpec {
+  const here = new URL(import.meta.url);
+  const ts = here.pathname.endsWith('.ts');
+  const entry = new URL(`../cli/main.${ts ? 'ts' : 'js'}`, here).pathname;
+  const pre = ts ? ['--import', import.meta.resolve('tsx')] : [];
+  return { file: process.execPath, args: [...pre, entry, ...args] };
+}
+
+class FarEnd {
+  readonly child: ChildProcess;
+  readonly lines: unknown[] = [];
+  dropped = 0;
+  stderr: string[] = [];
+  stopped?: string;
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  private onLine?: (obj: Record<string, unknown>) => void;
+
+  constructor(spec: SpawnSpec) {
+    this.child = spawn(spec.file, spec.args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = new LineDecoder(MAX_FAR_LINE);
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = out.push(chunk);
+      } catch {
+        return; // an over-long line from our own child: skipped, the decoder starts afresh
+      }
+      for (const line of lines) {
+        let obj: unknown;
+        try {
+          obj = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) continue;
+        if (this.lines.length < MAX_RESULT_LINES) this.lines.push(obj);
+        else this.dropped++;
+        this.onLine?.(obj as Record<string, unknown>);
+      }
+    });
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (s: string) => {
+      this.stderr.push(...s.split('\n').filter(Boolean));
+      if (this.stderr.length > 20) this.stderr = this.stderr.slice(-20);
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (err) => {
+        this.stderr.push(`cannot start the far end: ${err.message}`);
+        resolve({ code: null, signal: null });
+      });
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  listen(fn: (obj: Record<string, unknown>) => void): void {
+    this.onLine = fn;
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, sig);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `killAfter` seconds; resolves once reaped. */
+  async stop(reason: string, killAfter = 2): Promise<void> {
+    this.stopped ??= reason;
+    this.signal('SIGTERM');
+    const t = setTimeout(() => this.signal('SIGKILL'), killAfter * 1000);
+    await this.exited;
+    clearTimeout(t);
+    this.signal('SIGKILL'); // anything of its group that outlived it
+  }
+}
+
+interface Session {
+  id: number;
+  socket: net.Socket;
+  peer: string;
+  test?: { req: TestRequest; far: FarEnd; done: boolean };
+}
+
+export interface ServeHandle {
+  address: HostPort;
+  /** Stops accepting, ends every control connection, kills a running far end. */
+  close(): Promise<void>;
+  /** The connection running a test, if any (tests and status). */
+  readonly busy: boolean;
+  readonly connections: number;
+}
+
+/** Strips the IPv4-mapped prefix Node reports on dual-stack sockets. */
+function plainAddress(a: string | undefined): string {
+  return (a ?? '127.0.0.1').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
+  const log = opts.log ?? (() => {});
+  const farEndSpec = opts.farEnd ?? defaultFarEnd;
+  const readySeconds = opts.readySeconds ?? 10;
+  const graceSeconds = opts.graceSeconds ?? 5;
+  const limits: Limits = { maxDurationSeconds: opts.maxDurationSeconds, maxBytes: opts.maxBytes };
+  const sessions = new Set<Session>();
+  let running: Session | undefined;
+  let nextId = 1;
+
+  const send = (s: Session, msg: object) => {
+    if (s.socket.destroyed) return;
+    if (s.socket.writableLength > MAX_QUEUED_WRITE) {
+      log(`#${s.id} ${s.peer}: not reading its replies; closed`);
+      s.socket.destroy();
+      return;
+    }
+    s.socket.write(encodeMessage(msg));
+  };
+  const refuse = (s: Session, err: ProtocolError) => {
+    log(`#${s.id} ${s.peer}: refused (${err.code}): ${err.message}`);
+    send(s, { type: 'error', code: err.code, message: err.message });
+  };
+
+  async function runTest(s: Session, req: TestRequest): Promise<void> {
+    const host = plainAddress(s.socket.localAddress);
+    const args = [
+      ...FAR_END[req.kind],
+      ...farArgs(req),
+      '--listen',
+      formatHostPort({ host, port: 0 }),
+      '--json',
+    ];
+    const far = new FarEnd(farEndSpec(args));
+    s.test = { req, far, done: false };
+    running = s;
+    s.socket.setTimeout(0);
+    log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
+    const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
+    const deadline = setTimeout(
+      () => void far.stop(`deadline: the test ran past ${limit} s + ${graceSeconds} s`),
+      (limit + graceSeconds) * 1000,
+    );
+    let readyTimer: NodeJS.Timeout | undefined;
+    const ready = new Promise<number | undefined>((resolve) => {
+      readyTimer = setTimeout(() => resolve(undefined), readySeconds * 1000);
+      far.exited.then(() => resolve(undefined));
+      far.listen((line) => {
+        if (line.event === 'ready' && typeof line.port === 'number') resolve(line.port);
+        else if (typeof line.bytes === 'number' && line.bytes > opts.maxBytes)
+          void far.stop(`max-bytes: the far end counted ${line.bytes} bytes (limit ${opts.maxBytes})`);
+      });
+    });
+    try {
+      const port = await ready;
+      clearTimeout(readyTimer);
+      if (port === undefined) {
+        if (far.child.exitCode === null) await far.stop('not ready in time');
+        const why = far.stderr.slice(-5).join(' | ') || `no ready line within ${readySeconds} s`;
+        send(s, { type: 'error', code: 'failed', message: `the far end could not start: ${why}` });
+        return;
+      }
+      send(s, { type: 'ready', kind: req.kind, port });
+      const { code, signal } = await far.exited;
+      await far.stop(far.stopped ?? 'finished'); // reaps the rest of its group
+      const result: Omit<ResultReply, 'lines'> & { lines: unknown[]; droppedLines?: number } = {
+        type: 'result',
+        kind: req.kind,
+        exitCode: code,
+        signal,
+        lines: far.lines,
+        stderr: far.stderr.join('\n').slice(-4000),
+      };
+      if (far.stopped && far.stopped !== 'finished') result.stopped = far.stopped;
+      if (far.dropped) result.droppedLines = far.dropped;
+      sendResult(s, result);
+      log(
+        `#${s.id} ${s.peer}: ${req.kind} test ended (${code ?? signal}${result.stopped ? `, ${result.stopped}` : ''})`,
+      );
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(readyTimer);
+      if (far.child.exitCode === null && far.child.signalCode === null) await far.stop('ended');
+      s.test = undefined;
+      if (running === s) running = undefined;
+      if (!s.socket.destroyed) s.socket.setTimeout(opts.idleSeconds * 1000);
+    }
+  }
+
+  /** A result line is capped like any other: drop far-end lines from the middle until it fits. */
+  function sendResult(s: Session, result: { lines: unknown[]; droppedLines?: number }): void {
+    for (;;) {
+      try {
+        send(s, result);
+        return;
+      } catch (err) {
+        if (!(err instanceof ProtocolError) || result.lines.length === 0) throw err;
+        const cut = Math.ceil(result.lines.length / 4);
+        const mid = Math.floor(result.lines.length / 2) - Math.floor(cut / 2);
+        result.lines.splice(Math.max(1, mid), cut);
+        result.droppedLines = (result.droppedLines ?? 0) + cut;
+      }
+    }
+  }
+
+  function onLine(s: Session, line: string): void {
+    let req: ReturnType<typeof parseRequest>;
+    try {
+      req = parseRequest(line, limits, opts.token);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      refuse(s, err);
+      return;
+    }
+    if (req.type === 'hello') {
+      send(s, {
+        type: 'hello',
+        protocol: PROTOCOL_VERSION,
+        version: VERSION,
+        kinds: [...KINDS],
+        maxDurationSeconds: opts.maxDurationSeconds,
+        maxBytes: opts.maxBytes,
+        tokenRequired: opts.token !== undefined,
+      });
+      return;
+    }
+    if (req.type === 'done') {
+      if (!s.test) {
+        refuse(s, new ProtocolError('bad-request', 'no test is running on this connection'));
+        return;
+      }
+      if (s.test.done) return;
+      s.test.done = true;
+      const far = s.test.far;
+      // the far end usually finishes by itself once the client's end is gone; if not, it is told to
+      setTimeout(() => {
+        if (far.child.exitCode === null && far.child.signalCode === null) void far.stop('done');
+      }, graceSeconds * 1000).unref();
+      return;
+    }
+    if (s.test) {
+      refuse(s, new ProtocolError('bad-request', 'a test is already running on this connection'));
+      return;
+    }
+    if (running) {
+      refuse(s, new ProtocolError('busy', 'busy, try again: another test is running'));
+      return;
+    }
+    runTest(s, req).catch((err) => {
+      log(`#${s.id} ${s.peer}: test failed: ${(err as Error).message}`);
+      send(s, { type: 'error', code: 'failed', message: (err as Error).message });
+    });
+  }
+
+  const server = net.createServer((socket) => {
+    const s: Session = { id: nextId++, socket, peer: `${socket.remoteAddress}:${socket.remotePort}` };
+    sessions.add(s);
+    const decoder = new LineDecoder();
+    socket.setNoDelay(true);
+    socket.setTimeout(opts.idleSeconds * 1000);
+    socket.on('timeout', () => {
+      if (s.test) return;
+      send(s, { type: 'error', code: 'idle', message: `closed: nothing said for ${opts.idleSeconds} s` });
+      socket.end();
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = decoder.push(chunk);
+      } catch (err) {
+        // the stream cannot be resynchronised after an over-long line: say why, then hang up
+        refuse(s, err as ProtocolError);
+        socket.end();
+        setTimeout(() => socket.destroy(), 1000).unref();
+        socket.pause();
+        return;
+      }
+      for (const line of lines) {
+        if (socket.destroyed) return;
+        onLine(s, line);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      sessions.delete(s);
+      if (s.test) {
+        log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);
+        void s.test.far.stop('client gone', 1);
+      }
+    });
+  });
+  server.maxConnections = opts.maxConnections ?? 512;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: opts.listen.host, port: opts.listen.port, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as net.AddressInfo;
+  const kill = () => running?.test?.far.signal('SIGKILL');
+  process.on('exit', kill);
+
+  return {
+    address: { host: plainAddress(addr.address), port: addr.port },
+    get busy() {
+      return running !== undefined;
+    },
+    get connections() {
+      return sessions.size;
+    },
+    async close() {
+      process.off('exit', kill);
+      const far = running?.test?.far;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sessions) s.socket.destroy();
+      if (far) await far.stop('server closing', 1);
+      await closed;
+    },
+  };
+}

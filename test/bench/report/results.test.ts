@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  checkResults,
+  flattenRow,
+  loadResults,
+  mergeResults,
+  num,
+  rowsOf,
+} from '../../../src/bench/report/results.js';
+import { UsageError } from '../../../src/policy/units.js';
+
+const FIXTURE = 'test/fixtures/results-quick.json';
+const minimal = (results: unknown[]) => ({
+  schema: 'sockbuf.v1',
+  version: '0.1.0',
+  command: 'bench tcp',
+  params: {},
+  host: { kernel: '6.18.0', cpus: 2, sysctls: {} },
+  results,
+});
+/** A row as the runner writes it. */
+const point = (labels: Record<string, string>, median: Record<string, number>, extra = {}) => ({
+  name: Object.values(labels).join(' '),
+  labels,
+  runs: [median],
+  median,
+  min: median,
+  max: median,
+  ...extra,
+});
+
+test('the fixture is a sockbuf.v1 document and unknown keys are tolerated', () => {
+  const [doc] = loadResults([FIXTURE]);
+  assert.ok(doc.results.length > 40);
+  const d = checkResults({
+    ...minimal([point({ x: '1' }, { newColumnUs: 3 }, { scenario: 'future-thing', nested: { a: 1 } })]),
+    extra: true,
+  });
+  assert.equal(d.results[0].scenario, 'future-thing');
+});
+
+test('a wrong document is a UsageError that names the source and the problem', () => {
+  assert.throws(
+    () => checkResults({ ...minimal([]), schema: 'sockbuf.v2' }, 'x.json'),
+    /x\.json: schema 'sockbuf\.v2'/,
+  );
+  assert.throws(
+    () => checkResults(minimal([{ policy: 'auto' }]), 'y.json'),
+    (e: Error) => {
+      return e instanceof UsageError && /y\.json: not a sockbuf\.v1.*labels/.test(e.message);
+    },
+  );
+  assert.throws(() => checkResults(minimal([point({ a: 'b' }, { 'bad key': 1 })])), UsageError);
+  assert.throws(
+    () => checkResults(minimal([point({ a: 'b' }, { x: 1 })]), 'z.json'),
+    /z\.json: \/results\/0 has no scenario/,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-results-'));
+  writeFileSync(join(dir, 'broken.json'), '{"schema":');
+  assert.throws(() => loadResults([join(dir, 'broken.json')]), /broken\.json' is not JSON/);
+  assert.throws(() => loadResults([join(dir, 'missing.json')]), /cannot read results file/);
+});
+
+test('columns read the same whether a number or a { median, min, max } object', () => {
+  assert.equal(num({ scenario: 's', a: 3 }, 'a'), 3);
+  assert.equal(num({ scenario: 's', a: { median: 4, min: 1, max: 9 } }, 'a'), 4);
+  assert.equal(num({ scenario: 's', a: 'x' }, 'a'), undefined);
+});
+
+test('merging documents concatenates rows and skips; placement filters default to local', () => {
+  const a = checkResults({ ...minimal([point({ policy: 'auto' }, { x: 1 })]), params: { scenario: 'tcp' } });
+  const b = checkResults({
+    ...minimal([
+      point({ policy: 'auto' }, { x: 1 }, { scenario: 'tcp', placement: { name: 'lab', rttMs: 2 } }),
+    ]),
+    skipped: [{ scenario: 'x', reason: 'y' }],
+  });
+  const m = mergeResults([a, b]);
+  assert.equal(m.results.length, 2);
+  assert.equal(m.command, 'bench tcp + bench tcp');
+  assert.deepEqual(m.skipped, [{ scenario: 'x', reason: 'y' }]);
+  assert.equal(rowsOf(m, 'tcp', 'local').length, 1);
+  assert.equal(rowsOf(m, 'tcp', 'lab').length, 1);
+});
+
+test("a runner point flattens to labels, { median, min, max } columns, text cells and the placement's numbers", () => {
+  const row = flattenRow(
+    {
+      name: 'auto 8192',
+      labels: { policy: 'auto', size: '8192' },
+      runs: [
+        { bytesPerSecond: 1, wscale: '7,7' },
+        { bytesPerSecond: 3, wscale: '7,7' },
+      ],
+      median: { bytesPerSecond: 2 },
+      min: { bytesPerSecond: 1 },
+      max: { bytesPerSecond: 3 },
+    },
+    { scenario: 'tcp', placement: { name: 'lab', rttMs: 2, mode: 'tun' } },
+  );
+  assert.deepEqual(row, {
+    scenario: 'tcp',
+    placement: 'lab',
+    rttMs: 2,
+    wscale: '7,7',
+    policy: 'auto',
+    size: '8192',
+    bytesPerSecond: { median: 2, min: 1, max: 3 },
+    repeats: 2,
+    name: 'auto 8192',
+  });
+  assert.equal(num(row, 'size'), 8192);
+});

@@ -1,0 +1,50 @@
+// `sockbuf serve` as a command: bad options exit 2, a port in use exits 3, --json prints a ready line.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ServeClient } from '../../src/serve/client.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const sockbuf = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { encoding: 'utf8', timeout: 20_000 });
+
+test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
+  const r = sockbuf('serve', '--max-duration', 'forever');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--max-duration: 'forever'/);
+  const t = sockbuf('serve', '--listen', '1.2.3.4.5:1');
+  assert.equal(t.status, 2);
+  assert.match(t.stderr, /--listen/);
+});
+
+test('serve: a port in use is exit 3 with the reason', async () => {
+  const holder = net.createServer();
+  await new Promise<void>((r) => holder.listen({ host: '127.0.0.1', port: 0 }, () => r()));
+  const port = (holder.address() as net.AddressInfo).port;
+  const r = sockbuf('serve', '--listen', `127.0.0.1:${port}`);
+  holder.close();
+  assert.equal(r.status, 3);
+  assert.match(r.stderr, /cannot listen on 127\.0\.0\.1:\d+ \(--listen\): EADDRINUSE/);
+});
+
+test('serve --json: a ready line with the port; answers hello; stops on SIGTERM', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--listen', '0', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
+    const ready = JSON.parse(line.split('\n')[0]);
+    assert.equal(ready.event, 'ready');
+    assert.equal(ready.host, '127.0.0.1', 'loopback by default');
+    const c = await ServeClient.connect({ host: '127.0.0.1', port: ready.port });
+    assert.equal((await c.hello()).maxDurationSeconds, 60);
+    c.close();
+    const exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

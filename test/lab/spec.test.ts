@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseLabShorthand, parseLabSpec } from '../../src/lab/spec.js';
+import { UsageError } from '../../src/policy/units.js';
+
+test('lab options with their defaults', () => {
+  assert.deepEqual(parseLabSpec({}), { rttMs: 2, loss: 0, mtu: 1500 });
+  assert.deepEqual(
+    parseLabSpec({ rtt: '1.61ms', bandwidth: '5gbit', loss: '0.1%', mtu: '65000', threads: '1' }),
+    {
+      rttMs: 1.61,
+      bitsPerSecond: 5e9,
+      loss: 0.001,
+      mtu: 65000,
+      threads: 1,
+    },
+  );
+});
+
+test('a bad lab option is a usage error naming the option and the value', () => {
+  assert.throws(
+    () => parseLabSpec({ rtt: '2' }),
+    (e: Error) => e instanceof UsageError && /--rtt: '2'/.test(e.message),
+  );
+  assert.throws(() => parseLabSpec({ rtt: '11s' }), /--rtt/);
+  assert.throws(() => parseLabSpec({ bandwidth: 'fast' }), /--bandwidth: 'fast'/);
+  assert.throws(() => parseLabSpec({ loss: '101%' }), /--loss/);
+  assert.throws(() => parseLabSpec({ mtu: '100' }), /--mtu: '100'/);
+  assert.throws(() => parseLabSpec({ threads: '3' }), /--threads/);
+});
+
+test('the --lab shorthand of bench', () => {
+  assert.deepEqual(parseLabShorthand('rtt=2ms,bandwidth=5gbit'), {
+    rttMs: 2,
+    bitsPerSecond: 5e9,
+    loss: 0,
+    mtu: 1500,
+  });
+  assert.throws(() => parseLabShorthand('rtt=2ms,speed=1'), /--lab: 'rtt=2ms,speed=1'/);
+  assert.throws(() => parseLabShorthand('rtt=2x'), /--lab rtt: '2x'/);
+});
