@@ -1,5 +1,10 @@
 // The public API of sockbuf, and nothing else.
 
+export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
+export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
+export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
+export { registerMetrics } from './observe/metrics.js';
+export type { TcpSourceStats, TrackedSource, UdpSourceStats } from './observe/tracked.js';
 export { type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
   applyTcpBuffers,

@@ -3,6 +3,8 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBlast } from './blast.js';
+import { register as registerExporter } from './exporter.js';
+import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSink(program);
   registerBlast(program);
+  registerInspect(program);
+  registerExporter(program);
   registerLab(program);
   registerReport(program);
   registerServe(program);

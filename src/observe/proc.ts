@@ -60,7 +60,22 @@ export function readSnmp(root?: string): Record<string, Record<string, number>> 
       return '';
     }
   };
-  return { ...parseSnmp(read('snmp')), ...parseSnmp(read('netstat')) };
+  return { ...parseSnmp(read('snmp')), ...parseSnmp(read('netstat')), ...parseSnmp6(read('snmp6')) };
+}
+
+/**
+ * /proc/net/snmp6: one `Udp6InDatagrams  12` per line, parsed into { Udp6: { InDatagrams: 12 }, … }
+ * (the protocol is the leading letters and digit, as node_exporter splits it). Pure.
+ */
+export function parseSnmp6(text: string): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(Ip6|Icmp6|Udp6|UdpLite6)(\w+)\s+(\d+)/.exec(line.trim());
+    if (!m) continue;
+    out[m[1]] ??= {};
+    out[m[1]][m[2]] = Number(m[3]);
+  }
+  return out;
 }
 
 /** Per-CPU backlog drops: the second column of /proc/net/softnet_stat (hex), summed. */

@@ -104,7 +104,8 @@ type ParamType =
   | 'buffer' // 'auto' or a size ≤ 1 GiB
   | 'rate' // 'max', datagrams/s or bit/s; finite and > 0
   | 'count' // 1 … 1024
-  | 'word' // a short token such as `adaptive:min=512,max=256K` or `batch`
+  | 'short' // seconds, 0 … 1 s (a coalescing window)
+  | 'word' // a short token such as `adaptive:min=512,max=256K` or `batch`; true = the option alone
   | 'flag'; // true / false
 
 interface KindSpec {
@@ -142,11 +143,12 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
       sockets: 'count',
       batch: 'count',
       slot: 'size',
-      coalesce: 'interval',
+      coalesce: 'short',
       rcvbuf: 'buffer',
+      'on-full': 'word',
       duration: 'duration',
       idle: 'interval',
-      gro: 'flag',
+      gro: 'word',
     },
     test: { rate: 'rate', size: 'size', flows: 'count', sndbuf: 'buffer', gso: 'flag' },
     maxMessage: 65507,
@@ -189,7 +191,7 @@ export function checkParam(
 ): number | string | boolean {
   const shown = typeof value === 'string' ? `'${value.slice(0, 80)}'` : String(value);
   const wrong = (expected: string): never => refuse(`parameter ${name}: ${shown} is not ${expected}`);
-  if (type === 'flag') {
+  if (type === 'flag' || (type === 'word' && typeof value === 'boolean')) {
     if (typeof value !== 'boolean') wrong('true or false');
     return value as boolean;
   }
@@ -204,6 +206,11 @@ export function checkParam(
       case 'word':
         if (typeof value !== 'string' || !WORD.test(value)) wrong('a word such as adaptive:max=256K');
         return value as string;
+      case 'short': {
+        const s = asNumber(parseDuration);
+        if (!(s >= 0 && s <= 1)) wrong('a duration from 0 to 1s');
+        return s;
+      }
       case 'duration':
       case 'interval': {
         const s = asNumber(parseDuration);
@@ -433,11 +440,7 @@ export function requestFromArgs(args: readonly string[]): { kind: Kind; params: 
     const type = spec.far[name] ?? spec.test[name];
     let value: ParamValue;
     if (eq >= 0) value = a.slice(eq + 1);
-    else if (
-      type === 'flag' ||
-      (type === undefined && (i + 1 >= args.length || args[i + 1].startsWith('--')))
-    )
-      value = true;
+    else if (type === 'flag' || i + 1 >= args.length || args[i + 1].startsWith('--')) value = true;
     else value = args[++i];
     if (SERVER_SET.has(name) || (name === 'echo' && kind === 'ping')) continue;
     if (type === undefined) refuse(`option --${name} of the far end is not one serve passes on`);

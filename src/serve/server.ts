@@ -142,6 +142,8 @@ interface Session {
   id: number;
   socket: net.Socket;
   peer: string;
+  /** Closes the connection when no valid request came for idleSeconds (bytes alone do not count). */
+  idle?: NodeJS.Timeout;
   test?: { req: TestRequest; far: FarEnd; done: boolean };
 }
 
@@ -195,7 +197,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     const far = new FarEnd(farEndSpec(args));
     s.test = { req, far, done: false };
     running = s;
-    s.socket.setTimeout(0);
+    clearTimeout(s.idle);
     log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
     const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
     const deadline = setTimeout(
@@ -244,7 +246,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       if (far.child.exitCode === null && far.child.signalCode === null) await far.stop('ended');
       s.test = undefined;
       if (running === s) running = undefined;
-      if (!s.socket.destroyed) s.socket.setTimeout(opts.idleSeconds * 1000);
+      if (!s.socket.destroyed) armIdle(s);
     }
   }
 
@@ -264,6 +266,22 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     }
   }
 
+  /** (Re)starts the idle timer: a connection that sends no valid request in time is closed. */
+  function armIdle(s: Session): void {
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => {
+      if (s.test) return;
+      send(s, { type: 'error', code: 'idle', message: `closed: no request for ${opts.idleSeconds} s` });
+      hangUp(s);
+    }, opts.idleSeconds * 1000);
+  }
+
+  function hangUp(s: Session): void {
+    s.socket.end();
+    s.socket.pause();
+    setTimeout(() => s.socket.destroy(), 1000).unref();
+  }
+
   function onLine(s: Session, line: string): void {
     let req: ReturnType<typeof parseRequest>;
     try {
@@ -273,6 +291,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       refuse(s, err);
       return;
     }
+    if (!s.test) armIdle(s);
     if (req.type === 'hello') {
       send(s, {
         type: 'hello',
@@ -318,13 +337,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     sessions.add(s);
     const decoder = new LineDecoder();
     socket.setNoDelay(true);
-    socket.setTimeout(opts.idleSeconds * 1000);
-    socket.on('timeout', () => {
-      if (s.test) return;
-      send(s, { type: 'error', code: 'idle', message: `closed: nothing said for ${opts.idleSeconds} s` });
-      socket.end();
-      setTimeout(() => socket.destroy(), 1000).unref();
-    });
+    armIdle(s);
     socket.on('data', (chunk: Buffer) => {
       let lines: string[];
       try {
@@ -332,9 +345,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       } catch (err) {
         // the stream cannot be resynchronised after an over-long line: say why, then hang up
         refuse(s, err as ProtocolError);
-        socket.end();
-        setTimeout(() => socket.destroy(), 1000).unref();
-        socket.pause();
+        hangUp(s);
         return;
       }
       for (const line of lines) {
@@ -344,6 +355,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     });
     socket.on('error', () => {});
     socket.on('close', () => {
+      clearTimeout(s.idle);
       sessions.delete(s);
       if (s.test) {
         log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);

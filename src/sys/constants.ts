@@ -5,6 +5,7 @@ export const AF_UNSPEC = 0;
 export const AF_INET = 2;
 export const AF_INET6 = 10;
 export const AF_NETLINK = 16;
+export const NETLINK_SOCK_DIAG = 4;
 
 export const SOCK_STREAM = 1;
 export const SOCK_DGRAM = 2;

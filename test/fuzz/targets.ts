@@ -1,10 +1,11 @@
 // Every fuzz target, by name. A module that decodes outside input adds its targets here.
 import type { Target } from './harness.js';
 import { protocolTargets } from './targets/protocol.js';
+import { sockdiagTargets, sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
 import { unitsTargets } from './targets/units.js';
 
-export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...tcpinfoTargets];
+export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...tcpinfoTargets, ...sockdiagTargets];
 
 export function targetsNamed(pattern?: string): Target[] {
   if (!pattern) return targets;

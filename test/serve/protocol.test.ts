@@ -181,3 +181,16 @@ test('requestFromArgs: a far end command line becomes a request the server accep
     /--exec of the far end is not one serve passes on/,
   );
 });
+
+test('udp far-end options: a coalescing window under 10 ms, --gro alone or with a mode', () => {
+  const u = requestFromArgs(['sink', 'udp', '--coalesce', '1ms', '--gro', '--on-full', 'wait']);
+  assert.deepEqual(u.params, { coalesce: '1ms', gro: true, 'on-full': 'wait' });
+  const r = parseRequest(JSON.stringify({ v: 1, type: 'test', ...u }), limits);
+  assert.equal(r.type, 'test');
+  if (r.type === 'test') assert.deepEqual(farArgs(r), ['--coalesce', '1ms', '--gro', '--on-full', 'wait']);
+  refusedWith(
+    req({ type: 'test', kind: 'udp', params: { coalesce: '5s' } }),
+    'refused',
+    /coalesce: '5s' is not a duration from 0 to 1s/,
+  );
+});

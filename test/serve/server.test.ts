@@ -169,7 +169,11 @@ test('200 connections that say nothing are closed after the idle timeout; the se
     const idle = await Promise.all(Array.from({ length: 200 }, () => rawConnection(srv.address.port)));
     // the server accepts them all (client-side connect can precede the server's accept)
     await until(() => srv.connections === 200);
-    await Promise.all(idle.map((c) => c.closed));
+    // bytes that never make a request do not keep a connection open either (slowloris)
+    const trickle = await rawConnection(srv.address.port);
+    const drip = setInterval(() => trickle.socket.write('{'), 50);
+    await Promise.all([...idle, trickle].map((c) => c.closed));
+    clearInterval(drip);
     const why = await idle[0].next();
     assert.equal(why.code, 'idle');
     await until(() => srv.connections === 0);

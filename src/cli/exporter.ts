@@ -1,0 +1,32 @@
+// `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (src/observe/exporter.ts).
+import type { Command } from 'commander';
+import { startExporter } from '../observe/exporter.js';
+import { parseListen } from '../policy/address.js';
+import { parseCount } from '../policy/units.js';
+
+export function register(program: Command): void {
+  program
+    .command('exporter')
+    .description('Prometheus exporter: node_netstat host counters and the most buffer-limited sockets')
+    .option(
+      '--listen <[host:]port>',
+      'where to serve /metrics (loopback unless told otherwise)',
+      '127.0.0.1:9477',
+    )
+    .option('--top <n>', 'per-socket series for at most this many sockets (flagged first)', '20')
+    .action(async (o: { listen: string; top: string }) => {
+      const listen = parseListen(o.listen, '--listen', '127.0.0.1');
+      const top = parseCount(o.top, '--top', 0, 10000);
+      const exp = await startExporter({ host: listen.host, port: listen.port, top });
+      process.stderr.write(`sockbuf exporter: serving ${exp.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          exp.close().then(resolve, resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

@@ -1,0 +1,117 @@
+// `sockbuf inspect` as a library: dump every TCP and UDP socket of the host (IPv4 and IPv6) through
+// NETLINK_SOCK_DIAG, as ss does, add the owning processes, and judge them (analyze.ts).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG } from '../sys/constants.js';
+import { SysError } from '../sys/errors.js';
+import { netlinkDump } from '../sys/netlink.js';
+import {
+  analyze,
+  filterRows,
+  type HostLimits,
+  type InspectedSocket,
+  type Snapshot,
+  type SocketFilter,
+} from './analyze.js';
+import { socketOwners } from './owners.js';
+import { readSysctl } from './proc.js';
+import { ALL_STATES, type DiagSocket, encodeDiagRequest, INET_DIAG, parseDiagChunk } from './sockdiag.js';
+
+export type Protocol = 'tcp' | 'udp';
+
+export interface DumpOptions {
+  protocols?: Protocol[];
+  families?: (4 | 6)[];
+  /** TCP state mask (1 << state); every state by default. */
+  states?: number;
+}
+
+/** Every socket of the given protocols and families, one sock_diag dump each. */
+export function dumpSockets(opts: DumpOptions = {}): DiagSocket[] {
+  const out: DiagSocket[] = [];
+  let seq = 1;
+  for (const proto of opts.protocols ?? ['tcp', 'udp']) {
+    const protocol = proto === 'udp' ? IPPROTO_UDP : IPPROTO_TCP;
+    for (const family of opts.families ?? [4, 6]) {
+      const req = encodeDiagRequest({
+        family,
+        protocol,
+        states: opts.states ?? ALL_STATES,
+        ext: [INET_DIAG.INFO, INET_DIAG.SKMEMINFO],
+        seq: seq++,
+      });
+      let complete = false;
+      netlinkDump(NETLINK_SOCK_DIAG, req, (chunk) => {
+        const r = parseDiagChunk(chunk, protocol);
+        out.push(...r.sockets);
+        if (r.error) throw new SysError('sock_diag', r.error, `${proto} over IPv${family}`);
+        complete = r.done;
+        return r.done;
+      });
+      if (!complete) throw new SysError('sock_diag', 5, `${proto} over IPv${family}: the dump ended early`);
+    }
+  }
+  return out;
+}
+
+/** One sample: the dump, when it was taken, and (unless `owners` is false) who owns each socket. */
+export function takeSnapshot(opts: DumpOptions & { owners?: boolean } = {}): Snapshot {
+  const atMs = performance.now();
+  const sockets = dumpSockets(opts);
+  return { atMs, sockets, owners: opts.owners === false ? undefined : socketOwners() };
+}
+
+/** The sysctls analyze() compares against, read from this network namespace. */
+export function readHostLimits(): HostLimits {
+  const rmem = readSysctl('net.ipv4.tcp_rmem') ?? [4096, 131072, 6291456];
+  const wmem = readSysctl('net.ipv4.tcp_wmem') ?? [4096, 16384, 4194304];
+  return {
+    tcpRmemMax: rmem[2],
+    tcpWmemMax: wmem[2],
+    rmemMax: readSysctl('net.core.rmem_max')?.[0] ?? 212992,
+  };
+}
+
+export interface InspectOptions extends DumpOptions, SocketFilter {}
+
+export interface InspectSample {
+  /** Wall-clock time of the sample (ISO 8601). */
+  time: string;
+  /** Seconds since the previous sample; undefined for the first (ratios then cover each connection's life). */
+  intervalSeconds?: number;
+  sockets: InspectedSocket[];
+}
+
+/** One look at the host's sockets (ratios since each connection began, like ss). */
+export function inspectSockets(opts: InspectOptions = {}): InspectSample {
+  const snap = takeSnapshot(opts);
+  return { time: new Date().toISOString(), sockets: filterRows(analyze(snap, readHostLimits()), opts) };
+}
+
+/**
+ * Samples every `intervalSeconds`; each sample's ratios and drops cover the interval since the one
+ * before. Yields `count` samples (forever if undefined); the first covers the first interval, so
+ * it comes after one interval. Stops early when `signal` aborts.
+ */
+export async function* watchSockets(
+  opts: InspectOptions,
+  intervalSeconds: number,
+  count?: number,
+  signal?: AbortSignal,
+): AsyncGenerator<InspectSample> {
+  const host = readHostLimits();
+  let prev = takeSnapshot(opts);
+  for (let i = 0; count === undefined || i < count; i++) {
+    try {
+      await sleep(intervalSeconds * 1000, undefined, { signal });
+    } catch {
+      return;
+    }
+    const cur = takeSnapshot(opts);
+    yield {
+      time: new Date().toISOString(),
+      intervalSeconds: Math.round(cur.atMs - prev.atMs) / 1000,
+      sockets: filterRows(analyze(cur, host, prev), opts),
+    };
+    prev = cur;
+  }
+}

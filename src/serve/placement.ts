@@ -1,0 +1,42 @@
+// The bench runner's `remote` placement: the receiving end runs on a `sockbuf serve` host, through
+// `sockbuf remote SERVER -- <receiver's command>` (remote-end.ts) started here in its place, and the
+// sending end runs here against the server's address. The runner itself never knows the difference.
+import { formatHostPort, type HostPort } from '../policy/address.js';
+import { UsageError } from '../policy/units.js';
+
+interface SpawnSpec {
+  file: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** The sockbuf entry in a spawn spec (`node [--import tsx] …/cli/main.js ARGS`): its index. */
+function entryIndex(args: string[]): number {
+  return args.findIndex((a) => /[\\/]cli[\\/]main\.(js|ts)$/.test(a));
+}
+
+export function remotePlacement(server: HostPort, token?: string) {
+  return {
+    name: 'remote',
+    host: server.host,
+    command(role: 'receiver' | 'sender', spec: SpawnSpec): SpawnSpec {
+      if (role === 'sender') return spec;
+      const i = entryIndex(spec.args);
+      if (i < 0)
+        throw new UsageError('--remote runs only sockbuf ends (sink tcp|udp) on the serve host, not modules');
+      const env = token === undefined ? spec.env : { ...spec.env, SOCKBUF_TOKEN: token };
+      return {
+        file: spec.file,
+        args: [
+          ...spec.args.slice(0, i + 1),
+          'remote',
+          formatHostPort(server),
+          '--',
+          ...spec.args.slice(i + 1),
+        ],
+        env,
+      };
+    },
+    describe: () => ({ name: 'remote', server: formatHostPort(server) }),
+  };
+}

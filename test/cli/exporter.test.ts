@@ -1,0 +1,60 @@
+// `sockbuf exporter` as a command: serves /metrics on loopback until SIGTERM; a port in use exits 3.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+function start(...args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'exporter', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /serving (\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  exited.finally(() => clearTimeout(timer));
+  return { child, url, exited, stderr: () => stderr };
+}
+
+test('exporter --listen 127.0.0.1:0 serves the text format and stops on SIGTERM', async () => {
+  const e = start('--listen', '127.0.0.1:0', '--top', '3');
+  try {
+    const url = await e.url;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const body = await (await fetch(url)).text();
+    assert.match(body, /^# HELP node_netstat_Udp_RcvbufErrors /m);
+    assert.match(body, /^node_netstat_Udp_RcvbufErrors \d+$/m);
+    assert.match(body, /^sockbuf_sockets\{protocol="tcp"\} \d+$/m);
+  } finally {
+    e.child.kill('SIGTERM');
+  }
+  assert.equal(await e.exited, 0);
+});
+
+test('exporter: a port in use exits 3, a bad --top exits 2', async () => {
+  const holder = net.createServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  try {
+    const port = (holder.address() as net.AddressInfo).port;
+    const busy = start('--listen', String(port));
+    await assert.rejects(busy.url);
+    assert.equal(await busy.exited, 3);
+    assert.match(busy.stderr(), /127\.0\.0\.1:\d+ is already in use/);
+    const bad = start('--top', 'many');
+    await assert.rejects(bad.url);
+    assert.equal(await bad.exited, 2);
+    assert.match(bad.stderr(), /--top: 'many'/);
+  } finally {
+    holder.close();
+  }
+});

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  analyze,
+  autotunedWscale,
+  filterRows,
+  type HostLimits,
+  type Snapshot,
+} from '../../src/observe/analyze.js';
+import type { DiagSocket } from '../../src/observe/sockdiag.js';
+import { IPPROTO_TCP, IPPROTO_UDP } from '../../src/sys/constants.js';
+import type { MemInfo } from '../../src/sys/meminfo.js';
+import type { TcpInfo } from '../../src/sys/tcpinfo.js';
+
+const HOST: HostLimits = { tcpRmemMax: 32 << 20, tcpWmemMax: 4 << 20, rmemMax: 4 << 20 };
+let cookie = 1;
+
+function mem(p: Partial<MemInfo> = {}): MemInfo {
+  return {
+    rmemAlloc: 0,
+    rcvbuf: 131072,
+    wmemAlloc: 0,
+    sndbuf: 4 << 20,
+    fwdAlloc: 0,
+    wmemQueued: 0,
+    optmem: 0,
+    drops: 0,
+    ...p,
+  };
+}
+
+function tcp(
+  local: number,
+  remote: number,
+  info: Partial<TcpInfo>,
+  skmem: Partial<MemInfo> = {},
+): DiagSocket {
+  return {
+    family: 4,
+    protocol: IPPROTO_TCP,
+    state: 1,
+    stateName: 'established',
+    localHost: '127.0.0.1',
+    localPort: local,
+    remoteHost: '127.0.0.1',
+    remotePort: remote,
+    ifindex: 0,
+    cookie: String(cookie++),
+    rqueue: 0,
+    wqueue: 0,
+    uid: 0,
+    inode: 1000 + local,
+    tcpInfo: { rtt: 50, sndCwnd: 10, sndMss: 65483, rcvWscale: 10, sndWscale: 10, ...info } as TcpInfo,
+    skmem: mem(skmem),
+  };
+}
+
+function udp(port: number, skmem: Partial<MemInfo>, c?: string): DiagSocket {
+  return {
+    ...tcp(port, 0, {}),
+    protocol: IPPROTO_UDP,
+    state: 7,
+    stateName: 'close',
+    remoteHost: '0.0.0.0',
+    tcpInfo: undefined,
+    skmem: mem({ rcvbuf: 8192, ...skmem }),
+    cookie: c ?? String(cookie++),
+  };
+}
+
+const snap = (sockets: DiagSocket[], atMs = 0): Snapshot => ({ atMs, sockets });
+const busy = (pctRwnd: number, pctSndbuf = 0) => ({
+  busyTime: 1_000_000,
+  rwndLimited: pctRwnd * 10_000,
+  sndbufLimited: pctSndbuf * 10_000,
+});
+
+test('autotunedWscale follows the kernel: ilog2(max(tcp_rmem[2], rmem_max)) - 15', () => {
+  assert.equal(autotunedWscale(HOST), 10); // 32 MiB, this host
+  assert.equal(autotunedWscale({ tcpRmemMax: 6291456, tcpWmemMax: 4194304, rmemMax: 229376 }), 7); // seed 000
+  assert.equal(autotunedWscale({ tcpRmemMax: 1, tcpWmemMax: 1, rmemMax: 1 }), 0);
+});
+
+test('seed 000 on one host: the pinned pair is flagged at both ends, the autotuned pair is not', () => {
+  const rows = analyze(
+    snap([
+      // pinned: receiver 2000 (SO_RCVBUF 8 KiB before listen → window scale 0), sender 3000
+      tcp(3000, 2000, { ...busy(98), sndWscale: 0, sndWnd: 8192 }),
+      tcp(2000, 3000, { rcvWscale: 0 }, { rcvbuf: 16384, rmemAlloc: 9000 }),
+      // autotuned, with a receiver that reads slowly: rwnd-limited too, but by the reader, not a buffer
+      tcp(3001, 2001, { ...busy(93) }),
+      tcp(2001, 3001, {}, { rcvbuf: 705416, rmemAlloc: 680000 }),
+    ]),
+    HOST,
+  );
+  const [sender, receiver, autoSender, autoReceiver] = rows;
+  assert.deepEqual(
+    sender.flags.map((f) => f.kind),
+    ['rwnd-limited'],
+  );
+  assert.match(sender.flags[0].reason, /rwnd-limited 98% .*peer 127\.0\.0\.1:2000 .*16 KiB.*window scale 0/);
+  assert.deepEqual(
+    receiver.flags.map((f) => f.kind),
+    ['pinned-rcvbuf'],
+  );
+  assert.match(receiver.flags[0].reason, /SO_RCVBUF/);
+  assert.equal(sender.rwndLimitedPct, 98);
+  assert.equal(sender.intervalSeconds, undefined);
+  assert.equal(autoSender.limited, false);
+  assert.equal(autoSender.rwndLimitedPct, 93);
+  assert.equal(autoReceiver.limited, false);
+});
+
+test('a remote peer: judged by the window scale it offers', () => {
+  const pinnedPeer = tcp(3000, 5201, { ...busy(99), sndWscale: 2, sndWnd: 65536 });
+  pinnedPeer.remoteHost = '10.0.0.2';
+  const autoPeer = tcp(3001, 5201, { ...busy(99), sndWscale: 7, sndWnd: 3 << 20 });
+  autoPeer.remoteHost = '10.0.0.2';
+  const [a, b] = analyze(snap([pinnedPeer, autoPeer]), HOST);
+  assert.equal(a.flags[0]?.kind, 'rwnd-limited');
+  assert.match(a.flags[0].reason, /window scale 2/);
+  assert.equal(b.limited, false);
+});
+
+test('ratios over an interval come from deltas between two samples of the same socket', () => {
+  const before = tcp(3000, 2000, {
+    busyTime: 1_000_000,
+    rwndLimited: 900_000,
+    sndbufLimited: 0,
+    sndWscale: 0,
+  });
+  const after = {
+    ...before,
+    tcpInfo: { ...before.tcpInfo, busyTime: 2_000_000, rwndLimited: 950_000 } as TcpInfo,
+  };
+  const peer = tcp(2000, 3000, { rcvWscale: 0 }, { rcvbuf: 16384 });
+  const [row] = analyze(snap([after, peer], 2500), HOST, snap([before, peer], 1500));
+  assert.equal(row.intervalSeconds, 1);
+  assert.equal(row.rwndLimitedPct, 5, '50 ms of the last 1000 ms, not 47.5 % since the start');
+  assert.equal(row.limited, false);
+  const [cumulative] = analyze(snap([after, peer]), HOST);
+  assert.equal(cumulative.rwndLimitedPct, 47.5);
+});
+
+test('sndbuf-limited with a send buffer far below tcp_wmem max is flagged; a grown one is not', () => {
+  const [pinned, grown] = analyze(
+    snap([
+      tcp(3000, 2000, { ...busy(0, 60) }, { sndbuf: 131072 }),
+      tcp(3001, 2001, { ...busy(0, 60) }, { sndbuf: 4 << 20 }),
+    ]),
+    HOST,
+  );
+  assert.equal(pinned.flags[0]?.kind, 'sndbuf-limited');
+  assert.match(pinned.flags[0].reason, /sndbuf-limited 60% .*128 KiB.*tcp_wmem max 4 MiB/);
+  assert.equal(grown.limited, false);
+});
+
+test('UDP: drops flag a socket; with two samples only new drops count', () => {
+  const [once] = analyze(snap([udp(9000, { drops: 5, rmemAlloc: 8000 })]), HOST);
+  assert.equal(once.flags[0]?.kind, 'udp-drops');
+  assert.match(once.flags[0].reason, /5 datagrams dropped since it opened: receive buffer 8 KiB full/);
+  assert.match(once.flags[0].reason, /up to 8 MiB \(rmem_max 4 MiB\)/);
+  assert.equal(once.state, 'unconnected');
+  const a = udp(9000, { drops: 5 }, 'u1');
+  const [quiet] = analyze(snap([a], 1000), HOST, snap([a], 0));
+  assert.equal(quiet.dropsInInterval, 0);
+  assert.equal(quiet.limited, false);
+  const [more] = analyze(snap([udp(9000, { drops: 12 }, 'u1')], 1000), HOST, snap([a], 0));
+  assert.equal(more.dropsInInterval, 7);
+  assert.match(more.flags[0].reason, /7 datagrams dropped in the last 1s/);
+  const [clean] = analyze(snap([udp(9001, {})]), HOST);
+  assert.equal(clean.limited, false);
+});
+
+test('filterRows: port matches either end; pid, state and --limited', () => {
+  const snapshot = snap([
+    tcp(3000, 2000, { ...busy(98), sndWscale: 0 }),
+    tcp(2000, 3000, { rcvWscale: 0 }, { rcvbuf: 16384 }),
+    tcp(4000, 4001, {}),
+  ]);
+  snapshot.owners = new Map([[1000 + 4000, { pid: 42, command: 'x' }]]);
+  const rows = analyze(snapshot, HOST);
+  assert.equal(filterRows(rows, { port: 2000 }).length, 2);
+  assert.equal(filterRows(rows, { pid: 42 })[0].localPort, 4000);
+  assert.equal(filterRows(rows, { pid: 42 })[0].command, 'x');
+  assert.equal(filterRows(rows, { state: 'listen' }).length, 0);
+  assert.equal(filterRows(rows, { limitedOnly: true }).length, 2);
+});

@@ -1,0 +1,141 @@
+// The exporter over real HTTP on loopback, its text parsed back.
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { test } from 'node:test';
+import type { InspectedSocket } from '../../src/observe/analyze.js';
+import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
+import { EnvironmentError } from '../../src/policy/units.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The Prometheus text format (0.0.4): # HELP / # TYPE lines, then `name{l="v",…} value`. */
+function parseText(text: string): { samples: Sample[]; types: Map<string, string> } {
+  const samples: Sample[] = [];
+  const types = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const t = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (t) {
+      types.set(t[1], t[2]);
+      continue;
+    }
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    assert.ok(m, `not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    samples.push({ name: m[1], labels, value: Number(m[3]) });
+  }
+  return { samples, types };
+}
+
+test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP socket with drops', async () => {
+  const exp = await startExporter({ port: 0, top: 5 });
+  const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
+  const tx = dgram.createSocket('udp4');
+  try {
+    assert.match(exp.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    rx.on('message', () => {});
+    await new Promise<void>((r) => rx.bind(0, '127.0.0.1', r));
+    // @ts-expect-error: Node internal, stops reading so the kernel queue fills and drops
+    rx._handle.recvStop();
+    const port = rx.address().port;
+    for (let i = 0; i < 60; i++) await new Promise((r) => tx.send(Buffer.alloc(1000), port, '127.0.0.1', r));
+
+    const res = await fetch(exp.url);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    const { samples, types } = parseText(await res.text());
+    const one = (name: string) => samples.find((s) => s.name === name);
+    for (const name of [
+      'node_netstat_Udp_RcvbufErrors',
+      'node_netstat_Udp_InErrors',
+      'node_netstat_TcpExt_TCPRcvQDrop',
+    ]) {
+      assert.ok(one(name), `${name} exported`);
+      assert.ok(Number.isFinite(one(name)?.value));
+    }
+    assert.ok((one('node_netstat_Udp_RcvbufErrors')?.value ?? 0) > 0, 'our drops count in RcvbufErrors');
+    assert.ok(
+      (samples.find((s) => s.name === 'sockbuf_sockets' && s.labels.protocol === 'udp')?.value ?? 0) >= 1,
+    );
+    const drops = samples.find(
+      (s) => s.name === 'sockbuf_socket_drops_total' && s.labels.local_port === String(port),
+    );
+    assert.ok(drops, 'the dropping socket has per-socket series');
+    assert.ok(drops.value > 0);
+    assert.deepEqual(drops.labels, {
+      protocol: 'udp',
+      local_address: '127.0.0.1',
+      local_port: String(port),
+      remote_address: '0.0.0.0',
+      remote_port: '0',
+    });
+    assert.equal(types.get('sockbuf_socket_drops_total'), 'counter');
+    const flagged = samples.find(
+      (s) =>
+        s.name === 'sockbuf_socket_flagged' &&
+        s.labels.local_port === String(port) &&
+        s.labels.kind === 'udp-drops',
+    );
+    assert.equal(flagged?.value, 1);
+    // cardinality stays bounded by --top
+    const perSocket = new Set(
+      samples
+        .filter((s) => s.name === 'sockbuf_socket_receive_buffer_bytes')
+        .map((s) => JSON.stringify(s.labels)),
+    );
+    assert.ok(perSocket.size <= 5);
+
+    assert.equal((await fetch(exp.url.replace('/metrics', '/nope'))).status, 404);
+    assert.equal((await fetch(exp.url, { method: 'POST' })).status, 405);
+  } finally {
+    rx.close();
+    tx.close();
+    await exp.close();
+  }
+});
+
+test('a port in use is an EnvironmentError (exit 3) that names the address', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  try {
+    const port = (taken.address() as net.AddressInfo).port;
+    await assert.rejects(startExporter({ port }), (e: unknown) => {
+      assert.ok(e instanceof EnvironmentError);
+      assert.equal(e.exitCode, 3);
+      assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${port} is already in use`));
+      return true;
+    });
+  } finally {
+    taken.close();
+  }
+});
+
+test('chooseSockets: flagged first, then the most limited, never more than top', () => {
+  const row = (port: number, limited: boolean, pct: number): InspectedSocket =>
+    ({
+      protocol: 'tcp',
+      localPort: port,
+      limited,
+      rwndLimitedPct: pct,
+      sndbufLimitedPct: 0,
+      flags: [],
+    }) as unknown as InspectedSocket;
+  const rows = [row(1, false, 40), row(2, true, 10), row(3, false, 0), row(4, false, 90), row(5, true, 99)];
+  assert.deepEqual(
+    chooseSockets(rows, 3).map((r) => r.localPort),
+    [5, 2, 4],
+  );
+  assert.deepEqual(
+    chooseSockets(rows, 10).map((r) => r.localPort),
+    [5, 2, 4, 1],
+    'an idle socket gets no series',
+  );
+  assert.equal(chooseSockets(rows, 0).length, 0);
+});

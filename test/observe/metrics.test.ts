@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { Registry } from 'prom-client';
+import { registerMetrics } from '../../src/observe/metrics.js';
+import { trackSource } from '../../src/observe/tracked.js';
+import { fdOf } from '../../src/sys/socket.js';
+
+async function values(
+  r: Registry,
+  name: string,
+): Promise<{ labels: Record<string, string | number>; value: number }[]> {
+  const m = await r.getSingleMetric(name)?.get();
+  assert.ok(m, `${name} registered`);
+  return m.values.map((v) => ({ labels: v.labels as Record<string, string | number>, value: v.value }));
+}
+
+test('registerMetrics: UDP receivers summed by name; packets per batch since the previous scrape', async () => {
+  const registry = new Registry();
+  registerMetrics(registry);
+  const stats = {
+    received: 1000,
+    batches: 10,
+    kernelDrops: 3,
+    userspaceDrops: 2,
+    truncated: 1,
+    rcvbuf: 8 << 20,
+  };
+  const untrackA = trackSource({ kind: 'udp', name: '127.0.0.1:9000', stats: () => ({ ...stats }) });
+  const untrackB = trackSource({
+    kind: 'udp',
+    name: '127.0.0.1:9000',
+    stats: () => ({ ...stats, kernelDrops: 4 }),
+  });
+  try {
+    assert.deepEqual(await values(registry, 'sockbuf_udp_kernel_drops_total'), [
+      { labels: { receiver: '127.0.0.1:9000' }, value: 7 },
+    ]);
+    assert.equal((await values(registry, 'sockbuf_udp_truncated_total'))[0].value, 2);
+    assert.equal((await values(registry, 'sockbuf_udp_packets_per_batch'))[0].value, 100);
+    stats.received += 640;
+    stats.batches += 10; // both sources move: 1280 datagrams in 20 batches
+    assert.equal((await values(registry, 'sockbuf_udp_packets_per_batch'))[0].value, 64);
+    const text = await registry.metrics();
+    assert.match(text, /# TYPE sockbuf_udp_kernel_drops_total counter/);
+    assert.match(text, /sockbuf_udp_received_total\{receiver="127.0.0.1:9000"\} 3280/);
+  } finally {
+    untrackA();
+    untrackB();
+  }
+  assert.deepEqual(
+    await values(registry, 'sockbuf_udp_kernel_drops_total'),
+    [],
+    'untracked sources disappear',
+  );
+});
+
+test('registerMetrics: TCP connections with an fd get their limited ratios from TCP_INFO', async () => {
+  const registry = new Registry();
+  registerMetrics(registry);
+  const server = net.createServer((c) => c.resume());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  await new Promise((r) => client.on('connect', r));
+  await new Promise((r) => client.write(Buffer.alloc(1 << 20), r));
+  const untrack = trackSource({
+    kind: 'tcp',
+    name: 'client',
+    stats: () => ({ readBufferBytes: 65536, fd: fdOf(client) }),
+  });
+  const untrack2 = trackSource({
+    kind: 'tcp',
+    name: 'client',
+    stats: () => ({
+      readBufferBytes: 4096,
+      tcpInfo: { busyTime: 1000, rwndLimited: 1000, sndbufLimited: 0 },
+    }),
+  });
+  try {
+    assert.deepEqual(await values(registry, 'sockbuf_tcp_connections'), [
+      { labels: { name: 'client' }, value: 2 },
+    ]);
+    assert.equal((await values(registry, 'sockbuf_read_buffer_bytes'))[0].value, 65536 + 4096);
+    const [rwnd] = await values(registry, 'sockbuf_tcp_rwnd_limited_ratio');
+    assert.ok(rwnd.value > 0 && rwnd.value <= 1, `ratio ${rwnd.value}`);
+    const [snd] = await values(registry, 'sockbuf_tcp_sndbuf_limited_ratio');
+    assert.ok(snd.value >= 0 && snd.value < 1);
+  } finally {
+    untrack();
+    untrack2();
+    client.destroy();
+    server.close();
+  }
+});
