@@ -1,7 +1,7 @@
 // Every fuzz target, by name. A module that decodes outside input adds its targets here.
 import type { Target } from './harness.js';
 import { protocolTargets } from './targets/protocol.js';
-import { sockdiagTargets, sockdiagTargets } from './targets/sockdiag.js';
+import { sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
 import { unitsTargets } from './targets/units.js';
 

@@ -1,0 +1,109 @@
+// Where the two ends of a run execute. A placement turns an end's command into the process actually
+// spawned (a wrapper such as `taskset` or `ip netns exec`, plus environment) and says which address
+// `{host}` stands for. The runner's core never knows which placement it has.
+//
+// To fill in a placement (lab, remote), replace its factory in PLACEMENTS; nothing else changes.
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { EnvironmentError } from '../policy/units.js';
+
+export type Role = 'receiver' | 'sender';
+
+/** A process to spawn: what the runner passes to child_process.spawn. */
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  /** Added to (not replacing) the runner's environment. */
+  env?: Record<string, string>;
+}
+
+export interface Placement {
+  readonly name: string;
+  /** The address the receiver listens on and the sender connects to (`{host}` in the ends' argv). */
+  readonly host: string;
+  /** The process that runs one end. */
+  command(role: Role, spec: SpawnSpec): SpawnSpec;
+  /** What the results document records about the placement (`params.placement`). */
+  describe(): Record<string, unknown>;
+}
+
+export const PLACEMENT_NAMES = ['local', 'lab', 'remote'] as const;
+export type PlacementName = (typeof PLACEMENT_NAMES)[number];
+
+/** Finds an executable on PATH, or undefined. */
+export function which(name: string, path = process.env.PATH ?? ''): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const f = join(dir, name);
+    try {
+      accessSync(f, constants.X_OK);
+      return f;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `0-3,6,8-9` (Cpus_allowed_list) → [0,1,2,3,6,8,9]. Pure. */
+export function parseCpuList(text: string): number[] {
+  const out: number[] = [];
+  for (const part of text.trim().split(',')) {
+    if (!part) continue;
+    const [a, b] = part.split('-').map(Number);
+    for (let c = a; c <= (b ?? a); c++) out.push(c);
+  }
+  return out;
+}
+
+/** The CPUs this process may run on (its affinity mask). */
+export function allowedCpus(): number[] {
+  try {
+    const m = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return parseCpuList(m[1]);
+  } catch {
+    // fall through
+  }
+  return [0];
+}
+
+/**
+ * Both ends here, on loopback. With two or more allowed CPUs and `taskset` (util-linux) on PATH, the
+ * receiver is pinned to the first allowed CPU and the sender to the second, so the two processes
+ * never share a core; otherwise they run unpinned and `describe()` says why.
+ */
+export function localPlacement(
+  cpus = allowedCpus(),
+  taskset: string | null = which('taskset') ?? null,
+): Placement {
+  const pin = cpus.length >= 2 && taskset !== null;
+  const cpuOf: Record<Role, number> = { receiver: cpus[0], sender: cpus[1] };
+  const reason = !pin ? (cpus.length < 2 ? 'one CPU' : 'taskset not found') : undefined;
+  return {
+    name: 'local',
+    host: '127.0.0.1',
+    command(role, spec) {
+      if (!pin || taskset === null) return spec;
+      return { ...spec, file: taskset, args: ['-c', String(cpuOf[role]), spec.file, ...spec.args] };
+    },
+    describe: () => (pin ? { name: 'local', cpus: cpuOf } : { name: 'local', cpus: null, unpinned: reason }),
+  };
+}
+
+function notYet(name: string, issue: string): () => Placement {
+  return () => {
+    throw new EnvironmentError(`--placement ${name} is not available yet (${issue}); use --placement local`);
+  };
+}
+
+/** The factory of each placement. `lab` and `remote` are filled in by their issues. */
+export const PLACEMENTS: Record<PlacementName, () => Placement | Promise<Placement>> = {
+  local: () => localPlacement(),
+  lab: notYet('lab', 'it needs the lab: `sockbuf lab up`, from the lab issue'),
+  remote: notYet('remote', 'it needs `sockbuf serve` on the far end, from the serve issue'),
+};
+
+/** The named placement, ready to use; EnvironmentError (exit 3) when it cannot be had here. */
+export async function resolvePlacement(name: PlacementName): Promise<Placement> {
+  return PLACEMENTS[name]();
+}

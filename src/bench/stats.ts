@@ -1,0 +1,34 @@
+// Median, min and max of every numeric column over the repeats of one point. Pure.
+import type { Row } from './scenario.js';
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export interface ColumnStats {
+  median: Record<string, number>;
+  min: Record<string, number>;
+  max: Record<string, number>;
+}
+
+/** For every column that is a finite number in at least one row: median, min and max over those rows. */
+export function columnStats(rows: Row[]): ColumnStats {
+  const cols = new Map<string, number[]>();
+  for (const r of rows) {
+    for (const [k, v] of Object.entries(r)) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const list = cols.get(k) ?? [];
+      list.push(v);
+      cols.set(k, list);
+    }
+  }
+  const out: ColumnStats = { median: {}, min: {}, max: {} };
+  for (const [k, vs] of cols) {
+    out.median[k] = median(vs);
+    out.min[k] = Math.min(...vs);
+    out.max[k] = Math.max(...vs);
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+// `sockbuf bench <scenario> [options]`: the scenario's options plus the common ones, then the runner.
+import { writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { benchRow, resultsDocument } from '../bench/document.js';
+import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
+import { renderJson, renderTable } from '../bench/output.js';
+import { PLACEMENT_NAMES, type PlacementName, resolvePlacement } from '../bench/placement.js';
+import { progressReporter } from '../bench/progress.js';
+import { loadScenario, loadScenarios } from '../bench/registry.js';
+import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
+import type { Scenario } from '../bench/scenario.js';
+import { formatTable } from '../bench/table.js';
+import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+
+const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout']);
+
+function addCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
+    .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
+    .option('--out <file>', 'also write the results document to FILE')
+    .option(
+      '--expect <expr>',
+      "a figure to reach, e.g. 'adaptive/data >= 1.3' (repeatable; unmet: exit 1)",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .addOption(
+      new Option('--placement <where>', 'where the two ends run')
+        .choices([...PLACEMENT_NAMES])
+        .default('local'),
+    )
+    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+}
+
+async function overview(): Promise<string> {
+  const scenarios = await loadScenarios();
+  const list = scenarios.length
+    ? formatTable(
+        ['scenario', 'what it measures'],
+        scenarios.map((s) => [s.name, s.description]),
+      )
+    : '(no built-in scenarios yet)';
+  const common = addCommonOptions(new Command('x')).helpInformation().split('\n').slice(2).join('\n');
+  return [
+    'Usage: sockbuf bench <scenario> [options]',
+    '',
+    'Runs both ends of a benchmark as child processes, each point --repeat times, and reports medians.',
+    '<scenario> is a built-in name or a path to a scenario module. `sockbuf bench <scenario> --help`',
+    "shows the scenario's own options.",
+    '',
+    list,
+    '',
+    common.trimEnd(),
+    '',
+  ].join('\n');
+}
+
+async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
+  const cmd = addCommonOptions(new Command(`sockbuf bench ${scenario.name}`))
+    .description(scenario.description)
+    .exitOverride()
+    .showHelpAfterError()
+    .allowExcessArguments(false);
+  scenario.options?.(cmd);
+  cmd.action(async (opts: Record<string, unknown>) => {
+    const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
+    const expects = (opts.expect as string[]).map(parseExpect);
+    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !COMMON.has(k)));
+    const params = scenario.params(own);
+    const timeoutSeconds =
+      opts.timeout !== undefined
+        ? parseDuration(String(opts.timeout), '--timeout')
+        : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
+    if (!(timeoutSeconds > 0))
+      throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
+    const placement = await resolvePlacement(opts.placement as PlacementName);
+
+    const startedAt = new Date();
+    const progress = progressReporter();
+    let results: Awaited<ReturnType<typeof runBench>>;
+    try {
+      results = await runBench(scenario, params, {
+        placement,
+        repeat,
+        timeoutSeconds,
+        onProgress: (p) => progress.update(p),
+      });
+    } finally {
+      progress.stop();
+    }
+
+    const doc = resultsDocument(
+      `bench ${scenario.name}`,
+      {
+        ...(params as Record<string, unknown>),
+        scenario: scenario.name,
+        placement: placement.describe(),
+        repeat,
+        timeoutSeconds,
+        expect: expects.map((e) => e.text),
+      },
+      results.map((r) => benchRow(scenario.name, placement.name, r)),
+      { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
+    );
+    if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
+    if (opts.json) process.stdout.write(renderJson(doc));
+    else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
+
+    const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
+    const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+    for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
+    if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
+  });
+  await cmd.parseAsync(argv, { from: 'user' });
+}
+
+export function register(program: Command): void {
+  program
+    .command('bench')
+    .description('run a benchmark scenario: both ends, repeats, medians (`sockbuf bench --help` lists them)')
+    .usage('<scenario> [options]')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_opts: unknown, cmd: Command) => {
+      const [name, ...rest] = cmd.args;
+      if (name === undefined || name === '--help' || name === '-h') {
+        const text = await overview();
+        if (name === undefined) {
+          process.stderr.write(text);
+          throw new UsageError('missing <scenario> for bench');
+        }
+        process.stdout.write(text);
+        return;
+      }
+      if (name.startsWith('-'))
+        throw new UsageError(`bench: the <scenario> comes first, before options ('${name}')`);
+      await benchScenario(await loadScenario(name), rest);
+    });
+}

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { lastEvent, numberField, parseEventLine, substitute } from '../../src/bench/ends.js';
+
+test('parseEventLine takes JSON object lines only', () => {
+  assert.deepEqual(parseEventLine('{"event":"ready","port":5201}'), { event: 'ready', port: 5201 });
+  assert.equal(parseEventLine('listening on 5201'), undefined);
+  assert.equal(parseEventLine('[1,2]'), undefined);
+  assert.equal(parseEventLine('{broken'), undefined);
+});
+
+test('substitute fills placeholders from the ready line and refuses unknown ones', () => {
+  assert.deepEqual(
+    substitute(['--to', '{host}:{port}', '{x}y'], { host: '127.0.0.1', port: 40311, x: 'a' }),
+    ['--to', '127.0.0.1:40311', 'ay'],
+  );
+  assert.throws(() => substitute(['{nope}'], { port: 1 }), /placeholder \{nope\}.*known: port/);
+});
+
+test('lastEvent and numberField name what is missing', () => {
+  const end = {
+    lines: [
+      { event: 'result', bytes: 1 },
+      { event: 'result', bytes: 2 },
+    ],
+    code: 0,
+    signal: null,
+    stderrTail: [],
+  };
+  assert.equal(numberField(lastEvent(end, 'result'), 'bytes'), 2);
+  assert.throws(() => lastEvent(end, 'ready'), /no "ready" line/);
+  assert.throws(() => numberField({ event: 'result', bytes: 'x' }, 'bytes'), /field "bytes"/);
+});

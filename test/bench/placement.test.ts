@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { localPlacement, parseCpuList, resolvePlacement, which } from '../../src/bench/placement.js';
+import { EnvironmentError } from '../../src/policy/units.js';
+
+test('parseCpuList expands ranges', () => {
+  assert.deepEqual(parseCpuList('0-3,6,8-9\n'), [0, 1, 2, 3, 6, 8, 9]);
+  assert.deepEqual(parseCpuList('1'), [1]);
+});
+
+test('local pins the receiver and the sender to two different CPUs through taskset', () => {
+  const p = localPlacement([2, 5], '/usr/bin/taskset');
+  assert.equal(p.host, '127.0.0.1');
+  assert.deepEqual(p.command('receiver', { file: 'node', args: ['a'] }), {
+    file: '/usr/bin/taskset',
+    args: ['-c', '2', 'node', 'a'],
+  });
+  assert.deepEqual(p.command('sender', { file: 'node', args: [] }).args.slice(0, 2), ['-c', '5']);
+  assert.deepEqual(p.describe(), { name: 'local', cpus: { receiver: 2, sender: 5 } });
+});
+
+test('local runs unpinned, and says why, with one CPU or without taskset', () => {
+  const spec = { file: 'node', args: ['a'] };
+  assert.deepEqual(localPlacement([0], '/usr/bin/taskset').command('sender', spec), spec);
+  assert.equal(localPlacement([0], '/usr/bin/taskset').describe().unpinned, 'one CPU');
+  assert.equal(localPlacement([0, 1], null).describe().unpinned, 'taskset not found');
+});
+
+test('which finds executables on PATH only', () => {
+  assert.equal(which('sh', '/nonexistent:/bin'), '/bin/sh');
+  assert.equal(which('no-such-tool-sockbuf', '/bin'), undefined);
+});
+
+test('lab and remote refuse with exit 3 until their issues land', async () => {
+  for (const name of ['lab', 'remote'] as const) {
+    await assert.rejects(resolvePlacement(name), (e: Error) => {
+      assert.ok(e instanceof EnvironmentError);
+      assert.equal(e.exitCode, 3);
+      assert.match(e.message, new RegExp(`--placement ${name}`));
+      return true;
+    });
+  }
+});

@@ -1,0 +1,140 @@
+// `sockbuf bench` as a command, with the fixture scenario test/fixtures/bench/pair-scenario.mjs (two
+// points, fast = 2 × slow, over loopback TCP): the document, --expect, exit codes, progress, signals.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { which } from '../../src/bench/placement.js';
+import { checkResults } from '../../src/bench/report/results.js';
+import { processRunning } from '../../src/observe/proc.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const PAIR = fileURLToPath(new URL('../fixtures/bench/pair-scenario.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'sockbuf-bench-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const bench = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'bench', PAIR, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+test('--json: stdout is one sockbuf.v1 document with every run and the medians; --out writes the same', () => {
+  const out = join(dir, 'out.json');
+  const r = bench('--repeat', '3', '--values', '5,1,3', '--counter', join(dir, 'c1'), '--json', '--out', out);
+  assert.equal(r.status, 0, r.stderr);
+  const doc = checkResults(JSON.parse(r.stdout)); // throws unless the whole of stdout is one document
+  assert.equal(doc.command, 'bench pair');
+  assert.equal(doc.params.repeat, 3);
+  assert.equal((doc.params.placement as { name: string }).name, 'local');
+  assert.deepEqual(
+    doc.results.map((row) => [row.variant, row.repeats, row.value]),
+    [
+      ['fast', 3, { median: 6, min: 2, max: 10, values: [10, 2, 6] }],
+      ['slow', 3, { median: 3, min: 1, max: 5, values: [5, 1, 3] }],
+    ],
+  );
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).results, doc.results);
+  assert.doesNotMatch(r.stderr, /bench \[/, 'no progress bar when stderr is not a terminal');
+});
+
+test('the table and met/unmet expectations; an unmet one exits 1 with the figure', () => {
+  const ok = bench('--repeat', '1', '--expect', 'fast/slow >= 1.5', '--expect', 'bytes >= 65536');
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /^variant +value +bytes\n/);
+  assert.match(ok.stdout, /^fast +2 +64 KiB$/m);
+  assert.match(
+    ok.stdout,
+    /met {3}--expect 'fast\/slow >= 1.5': value\[fast\] \/ value\[slow\] = 2 \(wanted >= 1.5\)/,
+  );
+
+  const bad = bench('--repeat', '1', '--expect', 'fast/slow >= 3');
+  assert.equal(bad.status, 1);
+  assert.match(
+    bad.stdout,
+    /UNMET --expect 'fast\/slow >= 3': value\[fast\] \/ value\[slow\] = 2 \(wanted >= 3\)/,
+  );
+});
+
+test('a bad --expect is exit 2 naming --expect, before any end starts', () => {
+  const pidfile = join(dir, 'pids-bad-expect');
+  const r = bench('--expect', 'fast >> 2', '--pidfile', pidfile);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /invalid value for --expect: 'fast >> 2'/);
+  assert.equal(existsSync(pidfile), false);
+  const unknown = bench('--repeat', '1', '--expect', 'quick/slow > 1');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /--expect: 'quick\/slow > 1' \(no point is labelled 'quick'/);
+});
+
+test('usage errors and refusals: unknown scenario and bad --repeat exit 2, --placement lab exits 3', () => {
+  const u = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'bench', 'no-such-scenario'], {
+    encoding: 'utf8',
+  });
+  assert.equal(u.status, 2);
+  assert.match(u.stderr, /invalid value for <scenario>: 'no-such-scenario'/);
+  const rep = bench('--repeat', '0');
+  assert.equal(rep.status, 2);
+  assert.match(rep.stderr, /--repeat: '0'/);
+  const lab = bench('--placement', 'lab');
+  assert.equal(lab.status, 3);
+  assert.match(lab.stderr, /--placement lab is not available yet/);
+});
+
+test('a failing end: exit 1, the end named with its stderr, no process left behind', () => {
+  const pidfile = join(dir, 'pids-fail');
+  const r = bench('--repeat', '1', '--mode', 'fail-sender', '--pidfile', pidfile);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /run 1\/1 of point "fast": the sender exited with code 1/);
+  assert.match(r.stderr, /\| sender: failing with code 1 \(test\)/);
+  const pids = readFileSync(pidfile, 'utf8').trim().split('\n');
+  assert.equal(pids.length, 3); // receiver, its grandchild, sender
+  for (const line of pids) assert.equal(processRunning(Number(line.split(' ')[2])), false, line);
+});
+
+test('SIGTERM to the runner kills and reaps both ends (and their children), exit 143', async () => {
+  const pidfile = join(dir, 'pids-term');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, 'bench', PAIR, '--mode', 'hang-sender', '--pidfile', pidfile],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  // Both ends have started once the sender wrote its pid (bounded: the run itself times out at 20 s).
+  const read = () => (existsSync(pidfile) ? readFileSync(pidfile, 'utf8').trim().split('\n') : []);
+  for (let i = 0; i < 400 && !read().some((l) => l.startsWith('sender')); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const pids = read();
+  assert.equal(pids.length, 3, `pids: ${pids.join('; ')}`);
+  child.kill('SIGTERM');
+  assert.equal(await exited, 143);
+  assert.match(stderr, /interrupted by SIGTERM; both ends stopped/);
+  for (const line of pids) assert.equal(processRunning(Number(line.split(' ')[2])), false, line);
+});
+
+const script = which('script');
+test('on a terminal the progress bar goes to stderr while stdout stays one document', {
+  skip: script ? false : 'needs script(1) from util-linux for a pseudo-terminal',
+}, () => {
+  const out = join(dir, 'tty.json');
+  const cmd = [process.execPath, '--import', 'tsx', MAIN, 'bench', PAIR, '--repeat', '1', '--json']
+    .map((a) => `'${a}'`)
+    .join(' ');
+  // script gives the command a pseudo-terminal; stdout is redirected to a file inside it.
+  const r = spawnSync(script as string, ['-qefc', `${cmd} > '${out}'`, '/dev/null'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stdout);
+  assert.match(r.stdout, /bench \[.*\] \d\/2 runs/); // what the terminal showed: stderr
+  const doc = checkResults(JSON.parse(readFileSync(out, 'utf8')));
+  assert.equal(doc.results.length, 2);
+});
