@@ -2,8 +2,8 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
-import { register as registerBlast } from './blast.js';
 import { register as registerBench } from './bench.js';
+import { register as registerBlast, register as registerBlast } from './blast.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';

@@ -14,10 +14,10 @@ import {
 import type { OffloadOption } from '../udp/offload.js';
 import { createUdpSender, parseSendRate } from '../udp/sender.js';
 import { runUdpSink } from '../udp/sink.js';
+import { lineWriter } from './lines.js';
 
-function event(name: string, fields: object): void {
-  process.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`);
-}
+/** A JSON event line (the people's output of these commands is a table at the end instead). */
+const event = lineWriter(true, () => '');
 
 function offload(value: string | boolean | undefined, option: string): OffloadOption {
   if (value === undefined) return 'auto';
@@ -87,18 +87,18 @@ export function registerSinkUdp(sink: Command): void {
         },
         {
           onReady: (info) => {
-            if (o.json) event('ready', info);
+            if (o.json) event('ready', { ...info });
             else
               process.stderr.write(
                 `sink udp: listening on ${formatHostPort(info)} (${info.receiver}${info.gro ? '+gro' : ''}, rcvbuf ${formatSize(info.rcvbuf)})\n`,
               );
           },
           onInterval: (i) => {
-            if (o.json) event('interval', i);
+            if (o.json) event('interval', { ...i });
           },
         },
       );
-      if (o.json) return event('result', r);
+      if (o.json) return event('result', { ...r });
       printPairs([
         ['receiver', `${r.receiver}${r.gro ? '+gro' : ''}`],
         ['received', `${r.received} datagrams, ${formatSize(r.bytes)} in ${formatDuration(r.seconds)}`],
