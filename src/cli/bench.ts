@@ -4,7 +4,12 @@ import { Command, Option } from 'commander';
 import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
 import { renderJson, renderTable } from '../bench/output.js';
-import { PLACEMENT_NAMES, type PlacementName, resolvePlacement } from '../bench/placement.js';
+import {
+  addPlacementOptions,
+  PLACEMENT_NAMES,
+  type PlacementName,
+  resolvePlacement,
+} from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
 import { loadScenario, loadScenarios } from '../bench/registry.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
@@ -12,18 +17,15 @@ import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
 
-const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout']);
-
 function addCommonOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
     .option(
       '--expect <expr>',
       "a figure to reach, e.g. 'adaptive/data >= 1.3' (repeatable; unmet: exit 1)",
-      (v: string, prev: string[]) => [...prev, v],
-      [] as string[],
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .addOption(
       new Option('--placement <where>', 'where the two ends run')
@@ -31,6 +33,7 @@ function addCommonOptions(cmd: Command): Command {
         .default('local'),
     )
     .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+  return addPlacementOptions(cmd);
 }
 
 async function overview(): Promise<string> {
@@ -62,11 +65,12 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     .exitOverride()
     .showHelpAfterError()
     .allowExcessArguments(false);
+  const common = new Set(cmd.options.map((o) => o.attributeName()));
   scenario.options?.(cmd);
   cmd.action(async (opts: Record<string, unknown>) => {
     const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
-    const expects = (opts.expect as string[]).map(parseExpect);
-    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !COMMON.has(k)));
+    const expects = ((opts.expect as string[] | undefined) ?? []).map(parseExpect);
+    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k)));
     const params = scenario.params(own);
     const timeoutSeconds =
       opts.timeout !== undefined
@@ -74,7 +78,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const placement = await resolvePlacement(opts.placement as PlacementName);
+    const placement = await resolvePlacement(opts.placement as PlacementName, opts);
 
     const startedAt = new Date();
     const progress = progressReporter();

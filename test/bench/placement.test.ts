@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { localPlacement, parseCpuList, resolvePlacement, which } from '../../src/bench/placement.js';
+import { Command } from 'commander';
+import {
+  addPlacementOptions,
+  localPlacement,
+  PLACEMENTS,
+  parseCpuList,
+  resolvePlacement,
+  which,
+} from '../../src/bench/placement.js';
 import { EnvironmentError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
@@ -39,5 +47,22 @@ test('lab and remote refuse with exit 3 until their issues land', async () => {
       assert.match(e.message, new RegExp(`--placement ${name}`));
       return true;
     });
+  }
+});
+
+test('a placement kind adds its options to bench commands and is made from the parsed options', async () => {
+  const saved = PLACEMENTS.lab;
+  try {
+    PLACEMENTS.lab = {
+      options: (cmd) => cmd.option('--lab-name <name>', 'which lab'),
+      create: (o) => ({ ...localPlacement([0], null), name: 'lab', host: String(o.labName) }),
+    };
+    const cmd = addPlacementOptions(new Command('x'));
+    cmd.parse(['--lab-name', '10.7.0.1'], { from: 'user' });
+    const p = await resolvePlacement('lab', cmd.opts());
+    assert.equal(p.name, 'lab');
+    assert.equal(p.host, '10.7.0.1');
+  } finally {
+    PLACEMENTS.lab = saved;
   }
 });
