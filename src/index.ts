@@ -35,7 +35,6 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export {
-  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
