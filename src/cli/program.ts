@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
-import { register as registerBlast, register as registerBlast } from './blast.js';
+import { register as registerBlast } from './blast.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
