@@ -5,7 +5,7 @@
 // To fill in a placement (lab, remote), replace its factory in PLACEMENTS; nothing else changes.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { EnvironmentError } from '../policy/units.js';
+import { EnvironmentError, UsageError } from '../policy/units.js';
 
 export type Role = 'receiver' | 'sender';
 
@@ -100,7 +100,11 @@ function notYet(name: string, issue: string): () => Placement {
 export const PLACEMENTS: Record<PlacementName, () => Placement | Promise<Placement>> = {
   local: () => localPlacement(),
   lab: notYet('lab', 'it needs the lab: `sockbuf lab up`, from the lab issue'),
-  remote: notYet('remote', 'it needs `sockbuf serve` on the far end, from the serve issue'),
+  remote: () => {
+    throw new UsageError(
+      '--placement remote needs the server: use --remote HOST[:PORT] (sockbuf serve there)',
+    );
+  },
 };
 
 /** The named placement, ready to use; EnvironmentError (exit 3) when it cannot be had here. */

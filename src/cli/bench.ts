@@ -11,8 +11,10 @@ import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { remotePlacement } from '../serve/placement.js';
+import { parseServer } from '../serve/remote-end.js';
 
-const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout']);
+const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout', 'remote']);
 
 function addCommonOptions(cmd: Command): Command {
   return cmd
@@ -30,7 +32,8 @@ function addCommonOptions(cmd: Command): Command {
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`)
+    .option('--remote <host[:port]>', 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)');
 }
 
 async function overview(): Promise<string> {
@@ -74,7 +77,10 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const placement = await resolvePlacement(opts.placement as PlacementName);
+    const placement =
+      opts.remote !== undefined
+        ? remotePlacement(parseServer(String(opts.remote)), process.env.SOCKBUF_TOKEN)
+        : await resolvePlacement(opts.placement as PlacementName);
 
     const startedAt = new Date();
     const progress = progressReporter();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { localPlacement, parseCpuList, resolvePlacement, which } from '../../src/bench/placement.js';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
   assert.deepEqual(parseCpuList('0-3,6,8-9\n'), [0, 1, 2, 3, 6, 8, 9]);
@@ -31,8 +31,15 @@ test('which finds executables on PATH only', () => {
   assert.equal(which('no-such-tool-sockbuf', '/bin'), undefined);
 });
 
-test('lab and remote refuse with exit 3 until their issues land', async () => {
-  for (const name of ['lab', 'remote'] as const) {
+test('--placement remote without --remote HOST is a usage error naming --remote', async () => {
+  await assert.rejects(
+    resolvePlacement('remote'),
+    (e: Error) => e instanceof UsageError && /--remote HOST\[:PORT\]/.test(e.message),
+  );
+});
+
+test('lab refuses with exit 3 until its issue lands', async () => {
+  for (const name of ['lab'] as const) {
     await assert.rejects(resolvePlacement(name), (e: Error) => {
       assert.ok(e instanceof EnvironmentError);
       assert.equal(e.exitCode, 3);
