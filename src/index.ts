@@ -4,6 +4,14 @@ export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/anal
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
 export { registerMetrics } from './observe/metrics.js';
+export {
+  type SocketStats,
+  type StatsInterval,
+  StatsSampler,
+  socketStats,
+  socketStatsFrom,
+  statsDelta,
+} from './observe/stats.js';
 export type { TcpSourceStats, TrackedSource, UdpSourceStats } from './observe/tracked.js';
 export { type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
@@ -13,6 +21,8 @@ export {
   connectPinned,
   type ListenPinnedOptions,
   listenPinned,
+  markPinned,
+  pinnedBuffers,
 } from './policy/apply.js';
 export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
 export {
@@ -39,3 +49,5 @@ export { ServeClient, ServeRefused } from './serve/client.js';
 export { ProtocolError } from './serve/protocol.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';
+export { getMemInfo, type MemInfo } from './sys/meminfo.js';
+export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';

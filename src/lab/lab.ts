@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../policy/units.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
+import { restoreStaleSysctls } from './sysctls.js';
 
 export const LAB_PREFIX = 'sbl-';
 export const LAB_ENV = 'SOCKBUF_LAB';
@@ -176,9 +177,12 @@ export function listLabs(): LabListing[] {
   return [...byPid.values()].sort((a, b) => a.pid - b.pid);
 }
 
-/** Removes what labs of dead PIDs left behind (namespaces, processes in them, state files). Returns their ids. */
+/**
+ * Removes what labs of dead PIDs left behind (namespaces, processes in them, state files) and puts
+ * back sysctls a killed sweep changed. Returns what it removed or restored.
+ */
 export function cleanStale(): string[] {
-  const removed: string[] = [];
+  const removed: string[] = restoreStaleSysctls().map((s) => `sysctls of ${s}`);
   for (const l of listLabs()) {
     if (l.alive && l.pid !== process.pid) continue;
     if (l.pid === process.pid && active.size) continue;
@@ -373,7 +377,8 @@ export function spawnIn(
   argv: string[],
   opts: SpawnOptions = {},
 ): ChildProcess {
-  return spawn('ip', ['netns', 'exec', info.hosts[host].netns, ...argv], {
+  const [file, ...args] = netnsArgv(info, host, argv[0], argv.slice(1));
+  return spawn(file, args, {
     env: { ...process.env, [LAB_ENV]: JSON.stringify(info) },
     ...opts,
   });
@@ -406,4 +411,22 @@ function collect(child: ChildProcess, timeoutMs: number): Promise<ExecResult> {
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
   });
+}
+
+/** The lab to run in: the one this process runs under (SOCKBUF_LAB), else the one lab that is up. */
+export function currentLab(env: NodeJS.ProcessEnv = process.env): LabInfo | undefined {
+  const fromEnv = labFromEnv(env);
+  if (fromEnv) return fromEnv;
+  const live = listLabs().filter((l) => l.alive && l.info);
+  if (live.length > 1) {
+    throw new EnvironmentError(
+      `several labs are up (${live.map((l) => l.id).join(', ')}): run under one with sockbuf lab exec, or take the others down`,
+    );
+  }
+  return live[0]?.info;
+}
+
+/** argv that runs `file args` inside a host of the lab (for runners that spawn processes themselves). */
+export function netnsArgv(info: LabInfo, host: HostName, file: string, args: string[]): string[] {
+  return ['ip', 'netns', 'exec', info.hosts[host].netns, file, ...args];
 }

@@ -13,9 +13,12 @@ export interface LinkParams {
   limitBytes: number;
 }
 
-/** The queue limit a link gets unless told: one bandwidth-delay product, at least 256 KiB. */
+/**
+ * The queue limit a link gets unless told: two bandwidth-delay products, at least 1 MiB. (One BDP
+ * drops the bursts a descheduled delay-line thread reads at once on a busy host.)
+ */
 export function defaultLimitBytes(bitsPerSecond: number, rttMs: number): number {
-  return Math.max(256 * 1024, Math.round(((bitsPerSecond / 8) * rttMs) / 1000));
+  return Math.max(1 << 20, Math.round(((bitsPerSecond / 8) * rttMs * 2) / 1000));
 }
 
 /**

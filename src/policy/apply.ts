@@ -40,6 +40,22 @@ import {
 } from './buffers.js';
 
 const warned = new Set<string>();
+const reports = new WeakMap<object, TcpBufferReport>();
+
+/**
+ * Remembers what was applied to a socket or server, for socketStats. connectPinned and listenPinned
+ * call it; call it yourself for a socket re-made from one of theirs (e.g. rewrapAccepted).
+ */
+export function markPinned(target: net.Socket | net.Server, report: TcpBufferReport): void {
+  reports.set(target, report);
+}
+
+/** What sockbuf applied to this socket, or to the server that accepted it; undefined if nothing known. */
+export function pinnedBuffers(target: net.Socket | net.Server): TcpBufferReport | undefined {
+  // Node sets `server` on the sockets a net.Server accepts
+  const server = (target as { server?: net.Server }).server;
+  return reports.get(target) ?? (server ? reports.get(server) : undefined);
+}
 
 /** process.emitWarning once per distinct key for the life of the process (code SOCKBUF_BUFFER). */
 export function warnOnce(key: string, message: string): void {
@@ -122,7 +138,9 @@ export async function connectPinned(
   try {
     const buffers = applyTcpBuffers(fd, opts);
     await connectFd(fd, to);
-    return { socket: socketFromFd(fd, opts.onread), buffers };
+    const socket = socketFromFd(fd, opts.onread);
+    markPinned(socket, buffers);
+    return { socket, buffers };
   } catch (e) {
     closeFd(fd);
     throw e;
@@ -151,6 +169,7 @@ export async function listenPinned(
     bindFd(fd, at);
     listenFd(fd, opts.backlog);
     await listenOnFd(server, fd);
+    markPinned(server, buffers);
     return buffers;
   } catch (e) {
     closeFd(fd);

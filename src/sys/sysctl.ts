@@ -1,7 +1,7 @@
 // Reading sysctls from /proc/sys. Lives here, at the bottom, because the buffer policy needs
 // rmem_max/wmem_max and src/observe re-exports it. The /proc root can be pointed elsewhere (tests, or
 // SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function procRoot(root?: string): string {
@@ -22,4 +22,9 @@ export function readSysctl(name: string, root?: string): number[] | undefined {
   const t = readSysctlText(name, root);
   if (t === undefined) return undefined;
   return t.split(/\s+/).map(Number);
+}
+
+/** Writes a sysctl (`net.core.rmem_max`) through /proc/sys. Throws the fs error (EACCES, EINVAL …). */
+export function writeSysctl(name: string, value: string | number, root?: string): void {
+  writeFileSync(join(procRoot(root), 'sys', ...name.split('.')), `${value}\n`);
 }

@@ -27,9 +27,9 @@ test('a super-packet is lost when any of its segments would be', () => {
   assert.equal(superPacketLoss(1, 3), 1);
 });
 
-test('the default queue limit is one bandwidth-delay product, at least 256 KiB', () => {
-  assert.equal(defaultLimitBytes(5e9, 2), 1_250_000);
-  assert.equal(defaultLimitBytes(1e6, 2), 256 * 1024);
+test('the default queue limit is two bandwidth-delay products, at least 1 MiB', () => {
+  assert.equal(defaultLimitBytes(5e9, 2), 2_500_000);
+  assert.equal(defaultLimitBytes(1e6, 2), 1 << 20);
 });
 
 test('the packet ring hands out contiguous slots, wraps, and refuses when full', () => {

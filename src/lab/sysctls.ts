@@ -1,0 +1,85 @@
+// Host sysctl changes made for an experiment (bench sysctl-sweep), always undone: the original values
+// are written to a state file before the first change, so that what a killed process changed is
+// restored by the next lab or sweep command (restoreStaleSysctls, called by cleanStale).
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSysctlText, writeSysctl } from '../sys/sysctl.js';
+
+/** Where the originals are kept (tmpfs: a reboot resets both the sysctls and the state). */
+function stateDir(): string {
+  return process.env.SOCKBUF_STATE_DIR ?? '/run/sockbuf';
+}
+
+export interface SysctlState {
+  pid: number;
+  /** name → the value before sockbuf changed it. */
+  original: Record<string, string>;
+}
+
+function stateFile(pid: number): string {
+  return join(stateDir(), `sysctl-${pid}.json`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Sets each sysctl, having first saved its original value (the first original wins when a name is
+ * changed twice). The state file is on disk before any value changes.
+ */
+export function changeSysctls(values: Record<string, string | number>, pid = process.pid): void {
+  const file = stateFile(pid);
+  const state: SysctlState = existsSync(file)
+    ? JSON.parse(readFileSync(file, 'utf8'))
+    : { pid, original: {} };
+  for (const name of Object.keys(values)) {
+    if (state.original[name] !== undefined) continue;
+    const v = readSysctlText(name);
+    if (v === undefined) throw new Error(`sysctl ${name} does not exist here`);
+    state.original[name] = v;
+  }
+  mkdirSync(stateDir(), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(state)}\n`);
+  for (const [name, v] of Object.entries(values)) writeSysctl(name, v);
+}
+
+/** Puts back what `pid` changed and removes its state file. Returns the names restored. */
+export function restoreSysctls(pid = process.pid): string[] {
+  const file = stateFile(pid);
+  if (!existsSync(file)) return [];
+  let state: SysctlState;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as SysctlState;
+  } catch {
+    rmSync(file, { force: true }); // written before any change: a torn file changed nothing
+    return [];
+  }
+  for (const [name, v] of Object.entries(state.original)) writeSysctl(name, v);
+  rmSync(file, { force: true });
+  return Object.keys(state.original);
+}
+
+/** Restores what processes that no longer run changed. Returns `pid: names` for each. */
+export function restoreStaleSysctls(): string[] {
+  if (!existsSync(stateDir())) return [];
+  const done: string[] = [];
+  for (const f of readdirSync(stateDir())) {
+    const m = /^sysctl-(\d+)\.json$/.exec(f);
+    if (!m || alive(Number(m[1]))) continue;
+    const names = restoreSysctls(Number(m[1]));
+    if (names.length) done.push(`${m[1]}: ${names.join(' ')}`);
+  }
+  return done;
+}
+
+/** The changes pending for `pid` (its saved originals), if any. */
+export function pendingSysctls(pid = process.pid): SysctlState | undefined {
+  const file = stateFile(pid);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SysctlState) : undefined;
+}
