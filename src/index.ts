@@ -48,6 +48,34 @@ export {
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { ProtocolError } from './serve/protocol.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { LinuxOnlyError, SysError } from './sys/errors.js';
+export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
+export {
+  type ConnectOptions,
+  connect,
+  type ListenOptions,
+  listen,
+  TcpConnection,
+  TcpServer,
+  type TcpStats,
+} from './tcp/connection.js';
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeFrame,
+  FrameDecoder,
+  FrameError,
+  type FrameHandler,
+  frameHeader,
+} from './tcp/frame.js';
+export {
+  type Consumer,
+  formatReader,
+  parseReader,
+  Reader,
+  type ReaderOption,
+  type ReaderSpec,
+  type ReaderStats,
+  resolveReader,
+} from './tcp/reader.js';
+export { AdaptiveSizer } from './tcp/sizer.js';

@@ -2,10 +2,12 @@
 // spawned (a wrapper such as `taskset` or `ip netns exec`, plus environment) and says which address
 // `{host}` stands for. The runner's core never knows which placement it has.
 //
-// To fill in a placement (lab, remote), replace its factory in PLACEMENTS; nothing else changes.
+// To fill in a placement (lab, remote), replace its entry in PLACEMENTS; nothing else changes.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { EnvironmentError, UsageError } from '../policy/units.js';
+import type { Command } from 'commander';
+import { EnvironmentError } from '../policy/units.js';
+import { REMOTE_PLACEMENT } from '../serve/placement.js';
 
 export type Role = 'receiver' | 'sender';
 
@@ -90,24 +92,48 @@ export function localPlacement(
   };
 }
 
-function notYet(name: string, issue: string): () => Placement {
-  return () => {
-    throw new EnvironmentError(`--placement ${name} is not available yet (${issue}); use --placement local`);
+/**
+ * A kind of placement: the options it needs on every bench command (say `--server HOST:PORT`), and
+ * how it is made from the parsed options. Throw EnvironmentError (exit 3) when it cannot be had here,
+ * UsageError (exit 2) for a bad option.
+ */
+export interface PlacementKind {
+  options?: (cmd: Command) => void;
+  create: (opts: Record<string, unknown>) => Placement | Promise<Placement>;
+}
+
+function notYet(name: string, issue: string): PlacementKind {
+  return {
+    create: () => {
+      throw new EnvironmentError(
+        `--placement ${name} is not available yet (${issue}); use --placement local`,
+      );
+    },
   };
 }
 
-/** The factory of each placement. `lab` and `remote` are filled in by their issues. */
-export const PLACEMENTS: Record<PlacementName, () => Placement | Promise<Placement>> = {
-  local: () => localPlacement(),
+/**
+ * Every placement. `lab` and `remote` are filled in by their issues: replace the entry, e.g.
+ * `lab: { options: (cmd) => cmd.option('--lab <name>', …), create: (o) => labPlacement(o.lab) }`,
+ * where labPlacement's command() wraps the receiver in `ip netns exec SERVER-NS` and the sender in
+ * `ip netns exec CLIENT-NS`, and its host is the server namespace's address.
+ */
+export const PLACEMENTS: Record<PlacementName, PlacementKind> = {
+  local: { create: () => localPlacement() },
   lab: notYet('lab', 'it needs the lab: `sockbuf lab up`, from the lab issue'),
-  remote: () => {
-    throw new UsageError(
-      '--placement remote needs the server: use --remote HOST[:PORT] (sockbuf serve there)',
-    );
-  },
+  remote: REMOTE_PLACEMENT,
 };
 
+/** Adds every placement's own options to a bench command. */
+export function addPlacementOptions(cmd: Command): Command {
+  for (const kind of Object.values(PLACEMENTS)) kind.options?.(cmd);
+  return cmd;
+}
+
 /** The named placement, ready to use; EnvironmentError (exit 3) when it cannot be had here. */
-export async function resolvePlacement(name: PlacementName): Promise<Placement> {
-  return PLACEMENTS[name]();
+export async function resolvePlacement(
+  name: PlacementName,
+  opts: Record<string, unknown> = {},
+): Promise<Placement> {
+  return PLACEMENTS[name].create(opts);
 }

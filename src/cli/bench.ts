@@ -4,36 +4,36 @@ import { Command, Option } from 'commander';
 import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
 import { renderJson, renderTable } from '../bench/output.js';
-import { PLACEMENT_NAMES, type PlacementName, resolvePlacement } from '../bench/placement.js';
+import {
+  addPlacementOptions,
+  PLACEMENT_NAMES,
+  type PlacementName,
+  resolvePlacement,
+} from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
 import { loadScenario, loadScenarios } from '../bench/registry.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
-import { remotePlacement } from '../serve/placement.js';
-import { parseServer } from '../serve/remote-end.js';
-
-const COMMON = new Set(['repeat', 'json', 'out', 'expect', 'placement', 'timeout', 'remote']);
 
 function addCommonOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
     .option(
       '--expect <expr>',
       "a figure to reach, e.g. 'adaptive/data >= 1.3' (repeatable; unmet: exit 1)",
-      (v: string, prev: string[]) => [...prev, v],
-      [] as string[],
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .addOption(
       new Option('--placement <where>', 'where the two ends run')
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`)
-    .option('--remote <host[:port]>', 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)');
+    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+  return addPlacementOptions(cmd);
 }
 
 async function overview(): Promise<string> {
@@ -65,11 +65,12 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     .exitOverride()
     .showHelpAfterError()
     .allowExcessArguments(false);
+  const common = new Set(cmd.options.map((o) => o.attributeName()));
   scenario.options?.(cmd);
   cmd.action(async (opts: Record<string, unknown>) => {
     const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
-    const expects = (opts.expect as string[]).map(parseExpect);
-    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !COMMON.has(k)));
+    const expects = ((opts.expect as string[] | undefined) ?? []).map(parseExpect);
+    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k)));
     const params = scenario.params(own);
     const timeoutSeconds =
       opts.timeout !== undefined
@@ -77,10 +78,9 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const placement =
-      opts.remote !== undefined
-        ? remotePlacement(parseServer(String(opts.remote)), process.env.SOCKBUF_TOKEN)
-        : await resolvePlacement(opts.placement as PlacementName);
+    // --remote HOST alone means the remote placement
+    const where = opts.remote !== undefined && opts.placement === 'local' ? 'remote' : opts.placement;
+    const placement = await resolvePlacement(where as PlacementName, opts);
 
     const startedAt = new Date();
     const progress = progressReporter();

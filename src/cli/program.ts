@@ -3,12 +3,14 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
+import { register as registerBlast } from './blast.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
+import { register as registerSink } from './sink.js';
 
 const VERSION = '0.1.0';
 
@@ -18,6 +20,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError()
     .exitOverride();
+  registerSink(program);
+  registerBlast(program);
   registerBench(program);
   registerInspect(program);
   registerExporter(program);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { localPlacement, parseCpuList, resolvePlacement, which } from '../../src/bench/placement.js';
+import { Command } from 'commander';
+import {
+  addPlacementOptions,
+  localPlacement,
+  PLACEMENTS,
+  parseCpuList,
+  resolvePlacement,
+  which,
+} from '../../src/bench/placement.js';
 import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
@@ -36,6 +44,8 @@ test('--placement remote without --remote HOST is a usage error naming --remote'
     resolvePlacement('remote'),
     (e: Error) => e instanceof UsageError && /--remote HOST\[:PORT\]/.test(e.message),
   );
+  const p = await resolvePlacement('remote', { remote: '10.0.0.2' });
+  assert.deepEqual([p.name, p.host], ['remote', '10.0.0.2']);
 });
 
 test('lab refuses with exit 3 until its issue lands', async () => {
@@ -46,5 +56,22 @@ test('lab refuses with exit 3 until its issue lands', async () => {
       assert.match(e.message, new RegExp(`--placement ${name}`));
       return true;
     });
+  }
+});
+
+test('a placement kind adds its options to bench commands and is made from the parsed options', async () => {
+  const saved = PLACEMENTS.lab;
+  try {
+    PLACEMENTS.lab = {
+      options: (cmd) => cmd.option('--lab-name <name>', 'which lab'),
+      create: (o) => ({ ...localPlacement([0], null), name: 'lab', host: String(o.labName) }),
+    };
+    const cmd = addPlacementOptions(new Command('x'));
+    cmd.parse(['--lab-name', '10.7.0.1'], { from: 'user' });
+    const p = await resolvePlacement('lab', cmd.opts());
+    assert.equal(p.name, 'lab');
+    assert.equal(p.host, '10.7.0.1');
+  } finally {
+    PLACEMENTS.lab = saved;
   }
 });

@@ -85,14 +85,15 @@ test('a receiver that is never ready times out; both ends and the grandchild are
 test('a sender that hangs times out; both ends are killed', async () => {
   const f = pidfile();
   const err = await failure(
+    // 4 s: time enough for both to start on a busy machine, so the sender is what the run waits for.
     runEnds(ends(['--grandchild', '--pidfile', f], ['--hang', '--pidfile', f]), {
       placement,
-      timeoutSeconds: 1,
+      timeoutSeconds: 4,
     }),
   );
   assert.match(
     err.message,
-    /waiting for the sender to finish \(the receiver was still running, the sender was still running\)/,
+    /timed out after 4 s waiting for the sender to finish \(the receiver was still running, the sender was still running\)/,
   );
   assertAllGone(f, 3);
 });

@@ -1,0 +1,75 @@
+// `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
+import type { Command } from 'commander';
+import { parseTo } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseCount,
+  parseDuration,
+  parseSize,
+  UsageError,
+} from '../policy/units.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../tcp/frame.js';
+import { runBlast } from '../tcp/source.js';
+import { lineWriter } from './lines.js';
+
+export function register(program: Command): Command {
+  const blast = program.command('blast').description('one sending end of a test (like iperf3 -c)');
+  blast
+    .command('tcp')
+    .description("send a verifiable framed stream to a 'sink tcp'")
+    .requiredOption('--to <host:port>', 'the sink')
+    .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
+    .option('--duration <duration>', 'send for this long (default 10s)')
+    .option('--size <size>', 'frame payload bytes', '128K')
+    .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
+    .option('--parallel <n>', 'streams', '1')
+    .option('--reverse', 'the sink sends, this end receives')
+    .option('--interval <duration>', 'report every', '1s')
+    .option('--json', 'one JSON object per line on stdout')
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      const to = parseTo(String(o.to), '--to');
+      if (o.bytes !== undefined && o.duration !== undefined)
+        throw new UsageError('invalid value for --bytes: give --bytes or --duration, not both');
+      const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
+      const seconds = o.duration === undefined ? undefined : parseDuration(String(o.duration), '--duration');
+      if (seconds !== undefined && !(seconds > 0))
+        throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+      const size = parseSize(String(o.size), '--size');
+      if (size > DEFAULT_MAX_FRAME_BYTES)
+        throw new UsageError(
+          `invalid value for --size: '${o.size}' (expected at most ${DEFAULT_MAX_FRAME_BYTES})`,
+        );
+      const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
+      const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
+      const interval = parseDuration(String(o.interval), '--interval');
+      if (!(interval > 0))
+        throw new UsageError(`invalid value for --interval: '${o.interval}' (expected more than 0)`);
+      const out = lineWriter(Boolean(o.json), human);
+      const result = await runBlast(
+        {
+          host: to.host,
+          port: to.port,
+          bytes,
+          seconds,
+          size,
+          sndbuf,
+          parallel,
+          reverse: Boolean(o.reverse),
+          intervalSeconds: interval,
+        },
+        out,
+      );
+      out('result', result);
+    });
+  return blast;
+}
+
+function human(event: string, f: Record<string, unknown>): string {
+  const n = (k: string) => Number(f[k] ?? 0);
+  const rate = formatBitRate(n('bytesPerSecond') * 8);
+  if (event === 'interval') return `${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}`;
+  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)`;
+}

@@ -1,0 +1,69 @@
+// `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
+import type { Command } from 'commander';
+import { parseListen } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import { formatBitRate, formatDuration, formatSize, parseDuration, UsageError } from '../policy/units.js';
+import { parseReader } from '../tcp/reader.js';
+import { Sink } from '../tcp/sink.js';
+import { lineWriter } from './lines.js';
+
+export function register(program: Command): Command {
+  const sink = program.command('sink').description('one receiving end of a test (like iperf3 -s)');
+  sink
+    .command('tcp')
+    .description('accept TCP connections and drain them through a reader; report per connection')
+    .option('--listen <[host:]port>', 'where to listen', '5201')
+    .option('--reader <reader>', 'adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data', 'adaptive')
+    .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
+    .option('--once', 'exit after the first test (all streams of one blast) has ended')
+    .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
+    .option('--interval <duration>', 'report every', '1s')
+    .option('--json', 'one JSON object per line on stdout')
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      const listen = parseListen(String(o.listen), '--listen');
+      const reader = parseReader(String(o.reader), '--reader');
+      const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');
+      const interval = parseDuration(String(o.interval), '--interval');
+      if (!(interval > 0))
+        throw new UsageError(`invalid value for --interval: '${o.interval}' (expected more than 0)`);
+      const out = lineWriter(Boolean(o.json), human);
+      const sink = await Sink.start(
+        {
+          host: listen.host,
+          port: listen.port,
+          reader,
+          rcvbuf,
+          verify: Boolean(o.verify),
+          once: Boolean(o.once),
+          intervalSeconds: interval,
+        },
+        out,
+      );
+      out('ready', { host: sink.server.host, port: sink.server.port, buffers: sink.server.buffers });
+      const stop = () => void sink.stop();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      const result = await sink.done;
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      out('result', result);
+      // with --verify, a mismatch or a connection that ended in error is a problem found
+      if (o.verify && (Number(result.mismatches) > 0 || Number(result.errors) > 0)) process.exitCode = 1;
+    });
+  return sink;
+}
+
+function human(event: string, f: Record<string, unknown>): string {
+  const n = (k: string) => Number(f[k] ?? 0);
+  const rate = formatBitRate(n('bytesPerSecond') * 8);
+  switch (event) {
+    case 'ready':
+      return `listening on ${f.host}:${f.port}`;
+    case 'interval':
+      return `[conn ${f.conn}] ${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}  ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}, buffer ${formatSize(n('readerSizeBytes'))}`;
+    case 'connection':
+      return `[conn ${f.conn}] ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.error ? `; error: ${f.error}` : ''}`;
+    default:
+      return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.mismatches} mismatches` : ''}`;
+  }
+}

@@ -1,0 +1,144 @@
+// TCP connect/listen with the buffer policy (src/policy: 'auto' = no setsockopt; a size is pinned
+// before connect/listen and read back) and a reader (src/tcp/reader.ts) on both connected and
+// accepted sockets. Bytes reach `conn.onData` synchronously, one view per read.
+import net from 'node:net';
+import { connectPinned, listenPinned } from '../policy/apply.js';
+import type { TcpBufferOptions, TcpBufferReport } from '../policy/buffers.js';
+import { EnvironmentError, SysError } from '../sys/errors.js';
+import { rewrapAccepted } from '../sys/socket.js';
+import {
+  type Consumer,
+  Reader,
+  type ReaderOption,
+  type ReaderSpec,
+  type ReaderStats,
+  resolveReader,
+} from './reader.js';
+
+export interface TcpStats {
+  reader: ReaderStats;
+}
+
+/** One TCP connection read through a sockbuf reader. */
+export class TcpConnection {
+  /** Set when the socket closed with an error (a reset, a consumer that threw …). */
+  error: Error | undefined;
+  /** Resolves when the socket has closed, with its error if any. Never rejects. */
+  readonly closed: Promise<Error | undefined>;
+  readonly openedAt = performance.now();
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly reader: Reader,
+    readonly buffers: TcpBufferReport,
+  ) {
+    socket.on('error', (err) => {
+      this.error ??= err;
+    });
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.error)));
+  }
+
+  /** Where each chunk goes; called synchronously with a view valid only during the call. */
+  get onData(): Consumer {
+    return this.reader.consumer;
+  }
+
+  set onData(fn: Consumer) {
+    this.reader.consumer = fn;
+  }
+
+  stats(): TcpStats {
+    return { reader: this.reader.stats() };
+  }
+}
+
+export interface ConnectOptions extends TcpBufferOptions {
+  host: string;
+  port: number;
+  /** How bytes are read: 'adaptive' (default), { adaptive: { min, max } }, { fixed: size } or 'data'. */
+  reader?: ReaderOption | ReaderSpec;
+  onData?: Consumer;
+}
+
+/** Connects; buffers set in `opts` are applied before the SYN. Rejects with SysError or UsageError. */
+export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
+  const reader = new Reader(resolveReader(opts.reader));
+  if (opts.onData) reader.consumer = opts.onData;
+  const { socket, buffers } = await connectPinned(
+    { host: opts.host, port: opts.port },
+    { rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf, onread: reader.onread() },
+  );
+  reader.attach(socket);
+  return new TcpConnection(socket, reader, buffers);
+}
+
+export interface ListenOptions extends TcpBufferOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** 0 picks a free port (read it from `server.port`). */
+  port: number;
+  reader?: ReaderOption | ReaderSpec;
+  backlog?: number;
+}
+
+export class TcpServer {
+  readonly connections = new Set<TcpConnection>();
+
+  constructor(
+    readonly server: net.Server,
+    readonly host: string,
+    readonly port: number,
+    readonly buffers: TcpBufferReport,
+  ) {}
+
+  /** Stops accepting; with `destroy`, also closes every open connection. */
+  close(destroy = false): Promise<void> {
+    if (destroy) for (const c of this.connections) c.socket.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * Listens; buffers set in `opts` are applied to the listening socket before listen(), and every
+ * accepted socket inherits them. Each accepted socket is read through its own reader and handed to
+ * `onConnection` before its first read. A port in use (or not permitted) is an EnvironmentError.
+ */
+export async function listen(
+  opts: ListenOptions,
+  onConnection: (conn: TcpConnection) => void,
+): Promise<TcpServer> {
+  const spec = resolveReader(opts.reader);
+  const host = opts.host ?? '127.0.0.1';
+  const server = net.createServer({ pauseOnConnect: true });
+  let buffers: TcpBufferReport;
+  try {
+    buffers = await listenPinned(server, { host, port: opts.port }, opts);
+  } catch (e) {
+    if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code)) {
+      const where = host.includes(':') ? `[${host}]:${opts.port}` : `${host}:${opts.port}`;
+      const why = e.code === 'EADDRINUSE' ? 'address already in use' : e.code;
+      throw new EnvironmentError(`cannot listen on ${where}: ${why} (${e.message})`);
+    }
+    throw e;
+  }
+  const port = (server.address() as net.AddressInfo).port;
+  const tcp = new TcpServer(server, host, port, buffers);
+  server.on('connection', (raw: net.Socket) => {
+    const reader = new Reader(spec);
+    const onread = reader.onread();
+    let socket = raw;
+    try {
+      if (onread) socket = rewrapAccepted(raw, onread);
+    } catch {
+      raw.destroy(); // closed before we got to it
+      return;
+    }
+    reader.attach(socket);
+    const conn = new TcpConnection(socket, reader, buffers);
+    tcp.connections.add(conn);
+    conn.closed.then(() => tcp.connections.delete(conn));
+    onConnection(conn);
+    if (!onread) socket.resume();
+  });
+  return tcp;
+}

@@ -1,0 +1,234 @@
+// How a TCP socket's bytes reach JavaScript: the adaptive reader (seed 002), a fixed one, or Node's
+// plain 'data' path (the baseline). The adaptive and fixed readers use net.Socket's `onread` with a
+// buffer function, which Node calls after every read (DESIGN's facts): the sizer decides the size of
+// the next read, and each chunk is handed to the consumer synchronously, as a view.
+//
+// Adaptive readers all read into one process-wide buffer (each chunk is consumed before the next read
+// anywhere in the process), so a socket holds no read buffer of its own: an idle connection costs a
+// sizer's few numbers. A fixed reader owns its buffer, as `onread: { buffer: Buffer.alloc(n) }` does.
+import type net from 'node:net';
+import { parseSize, UsageError } from '../policy/units.js';
+import type { OnRead } from '../sys/socket.js';
+import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
+
+/** Defaults chosen from `sockbuf bench drain` on this host (see docs and issue-4 notes). */
+export const ADAPTIVE_MIN_BYTES = 512;
+export const ADAPTIVE_MAX_BYTES = 128 * 1024;
+/** What Node's 'data' path reads into: libuv suggests 64 KiB per read. */
+export const DATA_READ_BYTES = 64 * 1024;
+
+/** The reader option of connect/listen. */
+export type ReaderOption =
+  | 'adaptive'
+  | 'data'
+  | { adaptive: { min?: number; max?: number } }
+  | { fixed: number };
+
+export type ReaderSpec =
+  | { kind: 'adaptive'; min: number; max: number }
+  | { kind: 'fixed'; size: number }
+  | { kind: 'data' };
+
+/** Resolves the option (default 'adaptive') to a spec with every bound filled; throws UsageError. */
+export function resolveReader(option: ReaderOption | ReaderSpec | undefined, name = 'reader'): ReaderSpec {
+  if (option === undefined || option === 'adaptive')
+    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES };
+  if (option === 'data') return { kind: 'data' };
+  if (typeof option === 'object' && option !== null) {
+    if ('kind' in option) return resolveReader(specToOption(option), name);
+    if ('fixed' in option) {
+      const f = option.fixed;
+      if (!Number.isSafeInteger(f) || f < SIZER_MIN_BYTES || f > SIZER_MAX_BYTES)
+        throw new UsageError(
+          `invalid value for ${name}: fixed size ${f} (expected ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
+        );
+      return { kind: 'fixed', size: option.fixed };
+    }
+    if ('adaptive' in option) {
+      const a = option.adaptive ?? {};
+      const min = a.min ?? Math.min(ADAPTIVE_MIN_BYTES, a.max ?? ADAPTIVE_MIN_BYTES);
+      const max = a.max ?? Math.max(ADAPTIVE_MAX_BYTES, min);
+      checkSizerBounds(min, max, name);
+      return { kind: 'adaptive', min, max };
+    }
+  }
+  throw new UsageError(
+    `invalid value for ${name}: ${JSON.stringify(option)} (expected 'adaptive', 'data', { adaptive: { min, max } } or { fixed: size })`,
+  );
+}
+
+function specToOption(spec: ReaderSpec): ReaderOption {
+  if (spec.kind === 'adaptive') return { adaptive: { min: spec.min, max: spec.max } };
+  if (spec.kind === 'fixed') return { fixed: spec.size };
+  return 'data';
+}
+
+const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE, fixed:SIZE or data';
+
+/** `--reader adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data` → a resolved spec. */
+export function parseReader(value: string, option = '--reader'): ReaderSpec {
+  const v = value.trim();
+  const bad = (): never => {
+    throw new UsageError(`invalid value for ${option}: '${value}' (expected ${READER_EXPECTED})`);
+  };
+  if (v === 'adaptive' || v === 'data') return resolveReader(v, option);
+  const fixed = /^fixed:(.+)$/.exec(v);
+  if (fixed) return resolveReader({ fixed: parseSize(fixed[1], option) }, option);
+  const adaptive = /^adaptive:(.+)$/.exec(v);
+  if (!adaptive) return bad();
+  const bounds: { min?: number; max?: number } = {};
+  for (const part of adaptive[1].split(',')) {
+    const kv = /^(min|max)=(.+)$/.exec(part.trim());
+    if (!kv || bounds[kv[1] as 'min' | 'max'] !== undefined) return bad();
+    bounds[kv[1] as 'min' | 'max'] = parseSize(kv[2], option);
+  }
+  return resolveReader({ adaptive: bounds }, option);
+}
+
+/** The spec as the CLI spells it: `adaptive:min=512,max=131072`, `fixed:65536`, `data`. */
+export function formatReader(spec: ReaderSpec): string {
+  if (spec.kind === 'adaptive') return `adaptive:min=${spec.min},max=${spec.max}`;
+  if (spec.kind === 'fixed') return `fixed:${spec.size}`;
+  return 'data';
+}
+
+// ---- the shared buffer ----------------------------------------------------------------------------
+
+/** One buffer for every adaptive reader in the process, as large as the largest max in use. */
+class SharedReadBuffer {
+  private buf = Buffer.alloc(0);
+  private views = new Map<number, Buffer>();
+
+  /** A view of `size` bytes (cached: sizes come from a handful of doublings). */
+  view(size: number): Buffer {
+    let v = this.views.get(size);
+    if (v === undefined) {
+      if (size > this.buf.length) {
+        // Sockets that were handed a view of the old buffer keep it alive until their next read.
+        this.buf = Buffer.allocUnsafe(size);
+        this.views.clear();
+      }
+      v = this.buf.subarray(0, size);
+      this.views.set(size, v);
+    }
+    return v;
+  }
+
+  get bytes(): number {
+    return this.buf.length;
+  }
+}
+
+const shared = new SharedReadBuffer();
+
+/** Bytes held by the process-wide read buffer (for the idle benchmark). */
+export function sharedReadBufferBytes(): number {
+  return shared.bytes;
+}
+
+// ---- stats ----------------------------------------------------------------------------------------
+
+export interface ReaderStats {
+  reader: string;
+  reads: number;
+  bytes: number;
+  /** Reads that filled the buffer. */
+  fullReads: number;
+  /** The size the next read goes into. */
+  sizeBytes: number;
+  /** Read-buffer bytes this socket holds by itself (0 for adaptive: the buffer is shared). */
+  ownBufferBytes: number;
+  grows: number;
+  shrinks: number;
+  meanReadBytes: number;
+  /** Reads by size: `le` is the bucket's upper bound in bytes (a power of two), `reads` the count. */
+  readSizeHistogram: { le: number; reads: number }[];
+}
+
+/** Receives each chunk synchronously; the view is only valid during the call. May throw to close. */
+export type Consumer = (chunk: Uint8Array) => void;
+
+/** Counts and sizes the reads of one socket. */
+export class Reader {
+  readonly spec: ReaderSpec;
+  reads = 0;
+  bytes = 0;
+  fullReads = 0;
+  /** Where the bytes go; replace it at any time (e.g. after a handshake). */
+  consumer: Consumer = () => {};
+  private readonly sizer: AdaptiveSizer | null;
+  private readonly own: Buffer | null;
+  private readonly hist = new Array<number>(33).fill(0);
+  private socket: net.Socket | null = null;
+
+  constructor(spec: ReaderSpec) {
+    this.spec = spec;
+    this.sizer =
+      spec.kind === 'adaptive'
+        ? new AdaptiveSizer({ min: spec.min, max: spec.max })
+        : spec.kind === 'fixed'
+          ? AdaptiveSizer.pinned(spec.size)
+          : null;
+    this.own = spec.kind === 'fixed' ? Buffer.allocUnsafe(spec.size) : null;
+  }
+
+  /** The `onread` option for a net.Socket, or undefined for the 'data' reader. */
+  onread(): OnRead | undefined {
+    const sizer = this.sizer;
+    if (sizer === null) return undefined;
+    const own = this.own;
+    return {
+      buffer: own ?? (() => shared.view(sizer.size)),
+      callback: (n, buf) => {
+        const full = n >= buf.length;
+        this.count(n, full);
+        sizer.record(n);
+        return this.deliver(buf.subarray(0, n));
+      },
+    };
+  }
+
+  /** Ties the reader to its socket: the 'data' path listens here; errors from the consumer close it. */
+  attach(socket: net.Socket): void {
+    this.socket = socket;
+    if (this.sizer === null) {
+      socket.on('data', (chunk: Buffer) => {
+        this.count(chunk.length, chunk.length >= DATA_READ_BYTES);
+        if (this.deliver(chunk) === false) socket.pause();
+      });
+    }
+  }
+
+  private count(n: number, full: boolean): void {
+    this.reads++;
+    this.bytes += n;
+    if (full) this.fullReads++;
+    this.hist[n <= 1 ? 0 : 32 - Math.clz32(n - 1)]++;
+  }
+
+  private deliver(chunk: Uint8Array): boolean {
+    try {
+      this.consumer(chunk);
+      return true;
+    } catch (err) {
+      this.socket?.destroy(err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+  }
+
+  stats(): ReaderStats {
+    const s = this.sizer;
+    return {
+      reader: formatReader(this.spec),
+      reads: this.reads,
+      bytes: this.bytes,
+      fullReads: this.fullReads,
+      sizeBytes: s ? s.size : DATA_READ_BYTES,
+      ownBufferBytes: this.own ? this.own.length : 0,
+      grows: s ? s.grows : 0,
+      shrinks: s ? s.shrinks : 0,
+      meanReadBytes: this.reads ? this.bytes / this.reads : 0,
+      readSizeHistogram: this.hist.flatMap((reads, i) => (reads ? [{ le: 2 ** i, reads }] : [])),
+    };
+  }
+}

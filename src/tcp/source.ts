@@ -1,0 +1,193 @@
+// The sending side of a TCP test: writes blast's verifiable framed stream (src/tcp/pattern.ts) as
+// fast as the socket takes it, for a number of bytes or for a time, ending on a frame boundary.
+// `runBlast` is `sockbuf blast tcp`: N streams, each starting with a hello, optionally reversed.
+import { randomUUID } from 'node:crypto';
+import type net from 'node:net';
+import type { BufferSize } from '../policy/buffers.js';
+import { connect, type TcpConnection } from './connection.js';
+import { encodeHello } from './hello.js';
+import { PatternSource } from './pattern.js';
+import type { ReaderSpec } from './reader.js';
+
+/** Bytes handed to one socket.write. */
+export const WRITE_BYTES = 256 * 1024;
+
+export interface PumpLimit {
+  /** Stop after this many stream bytes (rounded up to whole frames). */
+  bytes?: number;
+  /** Stop after this many seconds (then finish the frame in progress). */
+  seconds?: number;
+}
+
+/** Writes the pattern into `socket` until the limit; resolves with the bytes written (whole frames). */
+export function pump(socket: net.Socket, source: PatternSource, limit: PumpLimit): Promise<number> {
+  const total =
+    limit.bytes === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.ceil(limit.bytes / source.frameBytes) * source.frameBytes;
+  const deadline =
+    limit.seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + limit.seconds * 1000;
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let ending = false;
+    const onError = (err: Error) => {
+      socket.off('drain', write);
+      reject(err);
+    };
+    const onClose = () => onError(new Error('the peer closed the connection before the transfer ended'));
+    const done = () => {
+      socket.off('error', onError);
+      socket.off('close', onClose);
+      resolve(sent);
+    };
+    function write(): void {
+      for (;;) {
+        if (!ending && performance.now() >= deadline) ending = true;
+        let max = Math.min(WRITE_BYTES, total - sent);
+        if (ending) {
+          const rest = source.toFrameEnd();
+          if (rest === source.frameBytes) {
+            done();
+            return;
+          }
+          max = Math.min(max, rest);
+        }
+        if (max <= 0) {
+          done();
+          return;
+        }
+        const piece = source.next(max);
+        sent += piece.length;
+        if (!socket.write(piece)) {
+          socket.once('drain', write);
+          return;
+        }
+      }
+    }
+    socket.once('error', onError);
+    socket.once('close', onClose);
+    write();
+  });
+}
+
+export interface BlastOptions {
+  host: string;
+  port: number;
+  /** Total stream bytes over all streams; or `seconds`. Neither: 10 s. */
+  bytes?: number;
+  seconds?: number;
+  /** Frame payload bytes. */
+  size: number;
+  sndbuf?: BufferSize;
+  parallel: number;
+  reverse: boolean;
+  intervalSeconds: number;
+  /** How the blast reads in reverse mode. */
+  reader?: ReaderSpec;
+}
+
+export type Emit = (event: string, fields: Record<string, unknown>) => void;
+
+interface Stream {
+  index: number;
+  conn: TcpConnection;
+  bytes: number;
+  lastBytes: number;
+}
+
+function streamBytes(s: Stream, reverse: boolean): number {
+  return reverse ? s.conn.reader.bytes : s.bytes;
+}
+
+/** `sockbuf blast tcp`: resolves with the result fields once every stream has ended. */
+export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+  const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
+  const test = randomUUID();
+  const streams: Stream[] = [];
+  try {
+    for (let i = 0; i < opts.parallel; i++) {
+      const conn = await connect({
+        host: opts.host,
+        port: opts.port,
+        sndbuf: opts.reverse ? undefined : opts.sndbuf,
+        reader: opts.reader,
+      });
+      streams.push({ index: i, conn, bytes: 0, lastBytes: 0 });
+    }
+  } catch (e) {
+    for (const s of streams) s.conn.socket.destroy();
+    throw e;
+  }
+  const perStream = opts.bytes === undefined ? undefined : Math.ceil(opts.bytes / opts.parallel);
+  const sndbuf =
+    opts.reverse && opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
+  const started = performance.now();
+  let last = started;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const dt = (now - last) / 1000;
+    let bytes = 0;
+    const per = streams.map((s) => {
+      const b = streamBytes(s, opts.reverse);
+      const d = b - s.lastBytes;
+      s.lastBytes = b;
+      bytes += d;
+      return { stream: s.index, bytes: d, bytesPerSecond: d / dt, ...s.conn.stats() };
+    });
+    last = now;
+    emit('interval', {
+      seconds: (now - started) / 1000,
+      intervalSeconds: dt,
+      bytes,
+      bytesPerSecond: bytes / dt,
+      streams: per,
+    });
+  }, opts.intervalSeconds * 1000);
+  timer.unref();
+  try {
+    await Promise.all(
+      streams.map(async (s) => {
+        const sock = s.conn.socket;
+        sock.write(
+          encodeHello({
+            sockbuf: 1,
+            test,
+            stream: s.index,
+            streams: opts.parallel,
+            reverse: opts.reverse,
+            size: opts.size,
+            bytes: opts.reverse ? perStream : undefined,
+            seconds: opts.reverse ? seconds : undefined,
+            sndbuf,
+          }),
+        );
+        if (!opts.reverse) {
+          s.bytes = await pump(sock, new PatternSource(opts.size), { bytes: perStream, seconds });
+          sock.end();
+        }
+        // the transfer ends when the sink has read everything and closed its side
+        const err = await s.conn.closed;
+        if (err) throw err;
+      }),
+    );
+  } finally {
+    clearInterval(timer);
+    for (const s of streams) s.conn.socket.destroy();
+  }
+  const secs = (performance.now() - started) / 1000;
+  const per = streams.map((s) => ({
+    stream: s.index,
+    bytes: streamBytes(s, opts.reverse),
+    reader: s.conn.stats().reader,
+  }));
+  const bytes = per.reduce((a, s) => a + s.bytes, 0);
+  return {
+    reverse: opts.reverse,
+    streams: opts.parallel,
+    size: opts.size,
+    bytes,
+    seconds: secs,
+    bytesPerSecond: bytes / secs,
+    perStream: per,
+  };
+}

@@ -1,0 +1,201 @@
+// sink tcp / blast tcp as the user runs them: child processes over loopback, JSON lines, exit codes.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame } from '../../src/tcp/frame.js';
+import { encodeHello } from '../../src/tcp/hello.js';
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.ts');
+const children = new Set<ChildProcess>();
+
+type Line = Record<string, unknown>;
+
+function sockbuf(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const lines: Line[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const waiters: ((l: Line) => void)[] = [];
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    try {
+      const v = JSON.parse(l) as Line;
+      lines.push(v);
+      for (const w of waiters.splice(0)) w(v);
+    } catch {
+      lines.push({ text: l });
+    }
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  const ready = new Promise<Line>((resolve) => {
+    const check = (l: Line) => (l.event === 'ready' ? resolve(l) : waiters.push(check));
+    waiters.push(check);
+  });
+  return { child, lines, exited, ready, stderr: () => stderr };
+}
+
+const of = (lines: Line[], event: string) => lines.filter((l) => l.event === event);
+
+test.after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+test('blast --bytes into sink --verify --once: every frame checked, 0 mismatches, both exit 0', {
+  timeout: 60_000,
+}, async () => {
+  const sink = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--verify', '--once', '--json']);
+  const port = Number((await sink.ready).port);
+  const blast = sockbuf([
+    'blast',
+    'tcp',
+    '--to',
+    `127.0.0.1:${port}`,
+    '--bytes',
+    '64M',
+    '--size',
+    '4000',
+    '--json',
+  ]);
+  assert.equal(await blast.exited, 0, blast.stderr());
+  assert.equal(await sink.exited, 0, sink.stderr());
+  const conn = of(sink.lines, 'connection')[0];
+  const result = of(sink.lines, 'result')[0];
+  const frames = Math.ceil((64 * 1024 * 1024) / 4004);
+  assert.equal(conn.frames, frames);
+  assert.equal(conn.mismatches, 0);
+  assert.equal(conn.error, undefined);
+  assert.equal(result.mismatches, 0);
+  const sent = of(blast.lines, 'result')[0];
+  assert.equal(sent.bytes, frames * 4004);
+  assert.ok(((conn.reader as Line).reads as number) > 0);
+});
+
+test('--parallel 3 and --reverse: the sink sends, waits for all streams, then exits', {
+  timeout: 60_000,
+}, async () => {
+  const sink = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--once', '--json']);
+  const port = Number((await sink.ready).port);
+  const blast = sockbuf([
+    'blast',
+    'tcp',
+    '--to',
+    `127.0.0.1:${port}`,
+    '--bytes',
+    '30M',
+    '--parallel',
+    '3',
+    '--reverse',
+    '--json',
+  ]);
+  assert.equal(await blast.exited, 0, blast.stderr());
+  assert.equal(await sink.exited, 0, sink.stderr());
+  const conns = of(sink.lines, 'connection');
+  assert.equal(conns.length, 3);
+  for (const c of conns) assert.equal(c.reverse, true);
+  const r = of(blast.lines, 'result')[0];
+  assert.equal(r.streams, 3);
+  assert.ok((r.bytes as number) >= 30 * 1024 * 1024);
+  assert.equal(
+    r.bytes,
+    conns.reduce((a, c) => a + (c.sentBytes as number), 0),
+  );
+});
+
+test('bad input: --reader banana and max below min exit 2 naming the value; a port in use exits 3', {
+  timeout: 60_000,
+}, async () => {
+  const banana = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--reader', 'banana']);
+  assert.equal(await banana.exited, 2);
+  assert.match(banana.stderr(), /--reader: 'banana'/);
+  const minmax = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--reader', 'adaptive:min=64K,max=8K']);
+  assert.equal(await minmax.exited, 2);
+  assert.match(minmax.stderr(), /max=8192 is below min=65536/);
+  const busy = net.createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+  const port = (busy.address() as net.AddressInfo).port;
+  const inUse = sockbuf(['sink', 'tcp', '--listen', `127.0.0.1:${port}`]);
+  assert.equal(await inUse.exited, 3);
+  assert.match(inUse.stderr(), /address already in use/);
+  busy.close();
+});
+
+async function peer(port: number): Promise<net.Socket> {
+  const s = net.connect({ host: '127.0.0.1', port });
+  s.on('error', () => {});
+  await new Promise((r) => s.once('connect', r));
+  return s;
+}
+
+test('bad peers: a 4 GiB length prefix, a reset mid-frame, one byte a second; the sink survives all three', {
+  timeout: 60_000,
+}, async () => {
+  const sink = sockbuf([
+    'sink',
+    'tcp',
+    '--listen',
+    '127.0.0.1:0',
+    '--verify',
+    '--interval',
+    '500ms',
+    '--json',
+  ]);
+  const port = Number((await sink.ready).port);
+  const hello = (test: string) =>
+    encodeHello({ sockbuf: 1, test, stream: 0, streams: 1, reverse: false, size: 100 });
+  const waitConns = async (n: number) => {
+    while (of(sink.lines, 'connection').length < n) await new Promise((r) => setTimeout(r, 20));
+  };
+  // 1. a 4 GiB length prefix after the hello
+  const a = await peer(port);
+  a.write(hello('a'));
+  a.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4]));
+  await waitConns(1);
+  assert.match(
+    String(of(sink.lines, 'connection')[0].error),
+    /frame length 4294967295 exceeds the maximum frame size 16777216/,
+  );
+  a.destroy();
+  // 2. a reset in the middle of a frame
+  const b = await peer(port);
+  b.write(hello('b'));
+  b.write(encodeFrame(Buffer.alloc(100_000)).subarray(0, 40_000));
+  await new Promise((r) => setTimeout(r, 100));
+  b.resetAndDestroy();
+  await waitConns(2);
+  assert.match(String(of(sink.lines, 'connection')[1].error), /ECONNRESET/);
+  // 3. one byte a second, for 3 seconds, then the peer hangs up mid-frame
+  const c = await peer(port);
+  const stream = Buffer.concat([hello('c'), encodeFrame(Buffer.alloc(50, 1))]);
+  for (let i = 0; i < 3; i++) {
+    c.write(stream.subarray(i, i + 1));
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const intervals = of(sink.lines, 'interval').filter((l) => l.conn === 3);
+  assert.ok(intervals.length >= 3, `the sink kept reporting (${intervals.length} interval lines)`);
+  assert.ok(
+    intervals.every((l) => (l.readerSizeBytes as number) <= 512),
+    'the reader stays at min for a trickle',
+  );
+  c.end();
+  await waitConns(3);
+  assert.match(String(of(sink.lines, 'connection')[2].error), /closed before a hello|middle of a frame/);
+  // still serving, and SIGTERM ends it with a result line; errors found under --verify: exit 1
+  sink.child.kill('SIGTERM');
+  assert.equal(await sink.exited, 1);
+  const result = of(sink.lines, 'result')[0];
+  assert.equal(result.connections, 3);
+  assert.equal(result.errors, 3);
+});

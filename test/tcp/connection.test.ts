@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { EnvironmentError } from '../../src/sys/errors.js';
+import { connect, listen, type TcpConnection } from '../../src/tcp/connection.js';
+import { encodeFrame, FrameDecoder, FrameError } from '../../src/tcp/frame.js';
+
+for (const host of ['127.0.0.1', '::1']) {
+  test(`accepted sockets really read through the adaptive reader (${host})`, {
+    timeout: 30_000,
+  }, async () => {
+    const accepted: TcpConnection[] = [];
+    let got = 0;
+    const srv = await listen(
+      { host, port: 0, reader: { adaptive: { min: 1024, max: 64 * 1024 } } },
+      (conn) => {
+        accepted.push(conn);
+        conn.onData = (chunk) => {
+          got += chunk.length;
+        };
+      },
+    );
+    assert.ok(srv.port > 0);
+    const client = await connect({ host, port: srv.port, reader: 'data' });
+    client.socket.end(Buffer.alloc(8 * 1024 * 1024, 3));
+    await client.closed;
+    while (accepted.length < 1) await new Promise((r) => setTimeout(r, 5));
+    await accepted[0].closed;
+    assert.equal(accepted.length, 1);
+    const st = accepted[0].stats().reader;
+    assert.equal(got, 8 * 1024 * 1024);
+    assert.equal(st.bytes, got);
+    assert.equal(st.reader, 'adaptive:min=1024,max=65536');
+    assert.ok(st.grows > 0, 'the size adapted');
+    assert.ok(
+      st.readSizeHistogram.every((b) => b.le <= 64 * 1024),
+      'no read past max',
+    );
+    assert.equal(srv.buffers.rcvbuf.autotuning, true, "'auto' leaves the kernel in charge");
+    await srv.close();
+  });
+}
+
+test('the connecting side reads through its reader too, and buffers pinned before the SYN are reported', {
+  timeout: 30_000,
+}, async () => {
+  const srv = await listen({ port: 0, rcvbuf: 65536 }, (conn) => {
+    conn.socket.end(Buffer.alloc(1024 * 1024, 9));
+  });
+  assert.equal(srv.buffers.rcvbuf.autotuning, false);
+  assert.equal('effective' in srv.buffers.rcvbuf && srv.buffers.rcvbuf.effective, 131072);
+  let got = 0;
+  const c = await connect({
+    host: '127.0.0.1',
+    port: srv.port,
+    reader: { fixed: 4096 },
+    sndbuf: 32768,
+    onData: (chunk) => {
+      got += chunk.length;
+    },
+  });
+  assert.equal(c.buffers.sndbuf.autotuning, false);
+  await c.closed;
+  assert.equal(got, 1024 * 1024);
+  assert.equal(c.stats().reader.sizeBytes, 4096);
+  await srv.close();
+});
+
+test('a port in use is an EnvironmentError (exit code 3) naming the address', {
+  timeout: 30_000,
+}, async () => {
+  const busy = net.createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+  const port = (busy.address() as net.AddressInfo).port;
+  await assert.rejects(
+    listen({ port }, () => {}),
+    (e: unknown) => {
+      assert.ok(e instanceof EnvironmentError);
+      assert.equal(e.exitCode, 3);
+      assert.match(e.message, new RegExp(`127.0.0.1:${port}: address already in use`));
+      return true;
+    },
+  );
+  busy.close();
+});
+
+/** A framed server: each connection's frames are decoded; the outcome of each connection is recorded. */
+async function framedServer() {
+  const outcomes: { frames: number; partial: boolean; error?: Error }[] = [];
+  const srv = await listen({ port: 0 }, (conn) => {
+    const dec = new FrameDecoder(() => true);
+    conn.onData = (chunk) => {
+      dec.push(chunk);
+    };
+    conn.closed.then((error) => outcomes.push({ frames: dec.frames, partial: dec.partial, error }));
+  });
+  return { srv, outcomes };
+}
+
+async function rawClient(port: number): Promise<net.Socket> {
+  const s = net.connect({ host: '127.0.0.1', port });
+  s.on('error', () => {});
+  await new Promise((r) => s.once('connect', r));
+  return s;
+}
+
+test('a peer that sends a 4 GiB length prefix is closed with a FrameError; nothing that size is allocated', {
+  timeout: 30_000,
+}, async () => {
+  const { srv, outcomes } = await framedServer();
+  const before = process.memoryUsage().arrayBuffers;
+  const s = await rawClient(srv.port);
+  s.write(encodeFrame(Buffer.from('ok')));
+  s.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0]));
+  await new Promise((r) => s.once('close', r));
+  while (outcomes.length < 1) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(outcomes[0].frames, 1);
+  assert.ok(outcomes[0].error instanceof FrameError);
+  assert.ok(process.memoryUsage().arrayBuffers - before < 64 * 1024 * 1024);
+  // the server still serves
+  const s2 = await rawClient(srv.port);
+  s2.end(encodeFrame(Buffer.from('again')));
+  while (outcomes.length < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(outcomes[1].frames, 1);
+  assert.equal(outcomes[1].error, undefined);
+  await srv.close(true);
+});
+
+test('a peer that resets mid-frame: the connection closes with ECONNRESET, the partial frame is visible', {
+  timeout: 30_000,
+}, async () => {
+  const { srv, outcomes } = await framedServer();
+  const s = await rawClient(srv.port);
+  s.write(encodeFrame(Buffer.alloc(10)));
+  s.write(encodeFrame(Buffer.alloc(100_000)).subarray(0, 50_000));
+  await new Promise((r) => setTimeout(r, 50));
+  s.resetAndDestroy();
+  while (outcomes.length < 1) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(outcomes[0].frames, 1);
+  assert.equal(outcomes[0].partial, true);
+  assert.equal((outcomes[0].error as NodeJS.ErrnoException | undefined)?.code, 'ECONNRESET');
+  assert.equal(srv.connections.size, 0);
+  await srv.close();
+});

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { UsageError } from '../../src/policy/units.js';
+import {
+  ADAPTIVE_MAX_BYTES,
+  ADAPTIVE_MIN_BYTES,
+  formatReader,
+  parseReader,
+  Reader,
+  resolveReader,
+  sharedReadBufferBytes,
+} from '../../src/tcp/reader.js';
+
+test('parseReader accepts the four forms', () => {
+  assert.deepEqual(parseReader('adaptive'), {
+    kind: 'adaptive',
+    min: ADAPTIVE_MIN_BYTES,
+    max: ADAPTIVE_MAX_BYTES,
+  });
+  assert.deepEqual(parseReader('adaptive:min=1K,max=256K'), { kind: 'adaptive', min: 1024, max: 262144 });
+  assert.deepEqual(parseReader('adaptive:max=1M'), {
+    kind: 'adaptive',
+    min: ADAPTIVE_MIN_BYTES,
+    max: 1048576,
+  });
+  assert.deepEqual(parseReader('adaptive:min=256K'), { kind: 'adaptive', min: 262144, max: 262144 });
+  assert.deepEqual(parseReader('fixed:64K'), { kind: 'fixed', size: 65536 });
+  assert.deepEqual(parseReader('data'), { kind: 'data' });
+  assert.equal(formatReader(parseReader('adaptive:min=1K,max=2K')), 'adaptive:min=1024,max=2048');
+  assert.deepEqual(resolveReader({ adaptive: { max: 64 * 1024 } }), {
+    kind: 'adaptive',
+    min: 512,
+    max: 65536,
+  });
+  assert.deepEqual(resolveReader({ fixed: 8192 }), { kind: 'fixed', size: 8192 });
+});
+
+test('bad --reader values are usage errors naming the option and the value', () => {
+  const cases: [string, RegExp][] = [
+    ['banana', /--reader: 'banana'/],
+    ['adaptive:min=64K,max=8K', /--reader: max=8192 is below min=65536/],
+    ['adaptive:min=1K,min=2K', /--reader: 'adaptive:min=1K,min=2K'/],
+    ['adaptive:foo=1', /--reader/],
+    ['fixed:', /--reader/],
+    ['fixed:10', /--reader: fixed size 10/],
+    ['fixed:lots', /--reader: 'lots'/],
+  ];
+  for (const [v, re] of cases) {
+    assert.throws(
+      () => parseReader(v),
+      (e: unknown) => e instanceof UsageError && re.test(e.message),
+      v,
+    );
+  }
+});
+
+/** A server that writes `bulk` bytes at once, then `tail` small writes `gapMs` apart, then ends. */
+async function server(bulk: number, tail: number, gapMs: number) {
+  const srv = net.createServer((s) => {
+    s.write(Buffer.alloc(bulk, 1));
+    let i = 0;
+    const t = setInterval(() => {
+      if (i++ >= tail) {
+        clearInterval(t);
+        s.end();
+      } else s.write(Buffer.alloc(100, 2));
+    }, gapMs);
+    s.on('error', () => clearInterval(t));
+    s.on('close', () => clearInterval(t));
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { srv, port: (srv.address() as net.AddressInfo).port };
+}
+
+test('loopback: the adaptive reader grows on a bulk transfer and shrinks when the sender slows', {
+  timeout: 30_000,
+}, async () => {
+  const { srv, port } = await server(16 * 1024 * 1024, 150, 1);
+  const reader = new Reader(parseReader('adaptive:min=512,max=128K'));
+  let got = 0;
+  const sizes: number[] = [];
+  reader.consumer = (chunk) => {
+    got += chunk.length;
+    sizes.push(reader.stats().sizeBytes);
+  };
+  const sock = net.connect({ host: '127.0.0.1', port, onread: reader.onread() } as net.NetConnectOpts);
+  reader.attach(sock);
+  await new Promise<void>((resolve, reject) => {
+    sock.on('end', () => resolve());
+    sock.on('error', reject);
+  });
+  srv.close();
+  const st = reader.stats();
+  assert.equal(got, 16 * 1024 * 1024 + 150 * 100);
+  assert.equal(st.bytes, got);
+  assert.ok(Math.max(...sizes) === 128 * 1024, 'grew to max during the bulk part');
+  assert.ok(st.grows >= 8, `grew (${st.grows})`);
+  assert.ok(st.shrinks >= 8, `shrank (${st.shrinks})`);
+  assert.equal(st.sizeBytes, 512, 'back at min after the slow tail');
+  assert.equal(st.ownBufferBytes, 0);
+  assert.ok(sharedReadBufferBytes() >= 128 * 1024);
+  assert.equal(
+    st.readSizeHistogram.reduce((a, b) => a + b.reads, 0),
+    st.reads,
+  );
+  assert.ok(st.readSizeHistogram.some((b) => b.le === 128 * 1024 && b.reads > 0));
+  assert.ok(
+    st.readSizeHistogram.some((b) => b.le === 128 && b.reads > 0),
+    'the 100-byte reads',
+  );
+});
+
+for (const spec of ['fixed:16K', 'data'] as const) {
+  test(`loopback: the ${spec} reader delivers every byte and counts reads`, { timeout: 30_000 }, async () => {
+    const { srv, port } = await server(4 * 1024 * 1024, 3, 1);
+    const reader = new Reader(parseReader(spec));
+    let sum = 0;
+    reader.consumer = (chunk) => {
+      for (let i = 0; i < chunk.length; i += 4096) sum += chunk[i];
+    };
+    const sock = net.connect({ host: '127.0.0.1', port, onread: reader.onread() } as net.NetConnectOpts);
+    reader.attach(sock);
+    await new Promise<void>((resolve, reject) => {
+      sock.on('end', () => resolve());
+      sock.on('error', reject);
+    });
+    srv.close();
+    const st = reader.stats();
+    assert.equal(st.bytes, 4 * 1024 * 1024 + 300);
+    assert.ok(sum > 0);
+    assert.ok(st.reads > 0);
+    if (spec === 'fixed:16K') {
+      assert.equal(st.sizeBytes, 16384);
+      assert.equal(st.ownBufferBytes, 16384);
+      assert.equal(st.grows + st.shrinks, 0);
+      assert.ok(st.readSizeHistogram.every((b) => b.le <= 16384));
+    }
+  });
+}
+
+test('a consumer that throws closes the socket with its error', { timeout: 30_000 }, async () => {
+  const { srv, port } = await server(1024 * 1024, 0, 1);
+  const reader = new Reader(parseReader('adaptive'));
+  reader.consumer = () => {
+    throw new Error('bad frame');
+  };
+  const sock = net.connect({ host: '127.0.0.1', port, onread: reader.onread() } as net.NetConnectOpts);
+  reader.attach(sock);
+  const err = await new Promise<Error>((resolve) => sock.on('error', resolve));
+  assert.equal(err.message, 'bad frame');
+  assert.equal(reader.reads, 1);
+  srv.close();
+});
