@@ -87,3 +87,15 @@ export {
   resolveReader,
 } from './tcp/reader.js';
 export { AdaptiveSizer } from './tcp/sizer.js';
+export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';
+export { type OffloadOption, udpOffload } from './udp/offload.js';
+export {
+  createUdpReceiver,
+  type UdpBatch,
+  UdpReceiver,
+  type UdpReceiverOptions,
+  type UdpReceiverStats,
+} from './udp/receiver.js';
+export { createUdpSender, UdpSender, type UdpSenderOptions, type UdpSendResult } from './udp/sender.js';
+export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './udp/sink.js';
+export { type SequenceReport, SequenceTracker } from './udp/tracker.js';
