@@ -1,5 +1,13 @@
 // The public API of sockbuf, and nothing else.
 
+export {
+  type HostName,
+  Lab,
+  type LabInfo,
+  type LabMeasurement,
+  type LabOptions,
+  withLab,
+} from './lab/lab.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';

@@ -146,7 +146,7 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     if (m?.drops !== undefined && old?.skmem?.drops !== undefined) {
       row.dropsInInterval = Math.max(0, m.drops - old.skmem.drops);
     }
-    if (t) {
+    if (t && s.stateName !== 'listen') {
       row.rttUs = t.rtt;
       row.cwndSegments = t.sndCwnd;
       row.cwndBytes = t.sndCwnd * t.sndMss;

@@ -139,3 +139,20 @@ test('chooseSockets: flagged first, then the most limited, never more than top',
   );
   assert.equal(chooseSockets(rows, 0).length, 0);
 });
+
+test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { Registry } = await import('prom-client');
+  const { registerMetrics } = await import('../../src/observe/metrics.js');
+  const { HOST_COUNTERS, registerSocketMetrics } = await import('../../src/observe/exporter.js');
+  const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
+  const r = new Registry();
+  registerMetrics(r);
+  registerSocketMetrics(r);
+  const known = new Set(r.getMetricsAsArray().map((m) => m.name));
+  for (const [proto, fields] of Object.entries(HOST_COUNTERS))
+    for (const f of fields) known.add(`node_netstat_${proto}_${f}`);
+  const exprs: string[] = JSON.stringify(dash).match(/(node_netstat|sockbuf)_\w+/g) ?? [];
+  assert.ok(exprs.length > 10);
+  for (const name of exprs) assert.ok(known.has(name), `${name} is not exported`);
+});
