@@ -82,6 +82,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
     // --lab implies the lab placement; under `sockbuf lab -- bench …` (SOCKBUF_LAB) it is the default.
     const chosen = cmd.getOptionValueSource('placement') !== 'default';
+    if (opts.lab === undefined && !chosen && !labFromEnv() && scenario.defaultLab)
+      opts.lab = scenario.defaultLab;
     if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
     if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
       throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
