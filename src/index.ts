@@ -43,6 +43,7 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export {
+  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
@@ -56,7 +57,7 @@ export {
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { ProtocolError } from './serve/protocol.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
+export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
