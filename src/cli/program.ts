@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
+import { register as registerDoctor } from './doctor.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerSink(program);
   registerBlast(program);
   registerBench(program);
+  registerDoctor(program);
   registerInspect(program);
   registerExporter(program);
   registerLab(program);

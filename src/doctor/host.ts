@@ -1,0 +1,62 @@
+// Reads what the doctor's rules judge: the buffer sysctls, the UDP and softnet counters, whether
+// /proc/sys is writable, and whether the kernel takes UDP_SEGMENT / UDP_GRO. Never writes anything.
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { procRoot, readSnmp, readSoftnetDrops, readSysctl } from '../observe/proc.js';
+import { IPPROTO_UDP, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from '../sys/constants.js';
+import { closeFd, createSocket, setIntOption } from '../sys/socket.js';
+import { type HostValues, SYSCTLS } from './rules.js';
+
+/**
+ * /proc/sys is read-only when the mount holding it says `ro` in <root>/self/mountinfo (how a
+ * container mounts it), or when the kernel refuses write access to rmem_max (EROFS).
+ */
+export function procSysReadOnly(root?: string): boolean {
+  const r = procRoot(root);
+  try {
+    const mounts = readFileSync(join(r, 'self', 'mountinfo'), 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter((f) => f.length > 5 && (f[4] === '/proc/sys' || f[4] === '/proc'))
+      .sort((a, b) => b[4].length - a[4].length);
+    if (mounts[0]?.[5].split(',').includes('ro')) return true;
+  } catch {
+    // no mountinfo (a fake /proc without one): fall through to the access check
+  }
+  try {
+    accessSync(join(r, 'sys', 'net', 'core', 'rmem_max'), constants.W_OK);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EROFS';
+  }
+}
+
+/** Whether a UDP socket accepts the option (ENOPROTOOPT on kernels without it). */
+function udpOption(name: number, value: number): boolean | undefined {
+  let fd = -1;
+  try {
+    fd = createSocket('127.0.0.1', SOCK_DGRAM);
+    setIntOption(fd, IPPROTO_UDP, name, value);
+    return true;
+  } catch {
+    return fd < 0 ? undefined : false;
+  } finally {
+    if (fd >= 0) closeFd(fd);
+  }
+}
+
+export function readHostValues(root?: string): HostValues {
+  const sysctls: HostValues['sysctls'] = {};
+  for (const n of SYSCTLS) {
+    const v = readSysctl(n, root);
+    if (v && v.every(Number.isFinite)) sysctls[n] = v;
+  }
+  return {
+    sysctls,
+    udp: readSnmp(root).Udp,
+    softnetDrops: readSoftnetDrops(root),
+    procSysReadOnly: procSysReadOnly(root),
+    udpSegment: udpOption(UDP_SEGMENT, 1400),
+    udpGro: udpOption(UDP_GRO, 1),
+  };
+}

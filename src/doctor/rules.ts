@@ -1,0 +1,279 @@
+// The doctor's rules: pure functions from the values read off a host (src/doctor/host.ts) and the
+// targets (bandwidth, RTT, UDP receive buffer) to findings. Each finding says what the value limits,
+// in numbers, and the value that would hold the targets. Nothing here reads or writes the host.
+import { ceiling, pinnedWindow, windowFor } from '../policy/bdp.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
+
+export interface HostValues {
+  /** Sysctls as numbers (one, or three for tcp_rmem/tcp_wmem/udp_mem); absent ones missing. */
+  sysctls: Partial<Record<SysctlName, number[]>>;
+  /** /proc/net/snmp Udp counters, since boot. */
+  udp?: { RcvbufErrors?: number; InErrors?: number; SndbufErrors?: number };
+  /** /proc/net/softnet_stat drops, all CPUs, since boot. */
+  softnetDrops?: number;
+  /** /proc/sys cannot be written here (a container): recommendations are for the host. */
+  procSysReadOnly: boolean;
+  /** setsockopt(UDP_SEGMENT) / setsockopt(UDP_GRO) accepted on a UDP socket. */
+  udpSegment?: boolean;
+  udpGro?: boolean;
+}
+
+export interface Targets {
+  bitsPerSecond: number;
+  rttSeconds: number;
+  /** The UDP receive buffer wanted, as getsockopt reports it. */
+  udpRcvbufBytes: number;
+}
+
+export const SYSCTLS = [
+  'net.core.rmem_max',
+  'net.core.wmem_max',
+  'net.core.rmem_default',
+  'net.core.wmem_default',
+  'net.core.netdev_max_backlog',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+  'net.ipv4.tcp_moderate_rcvbuf',
+  'net.ipv4.tcp_window_scaling',
+  'net.ipv4.udp_mem',
+] as const;
+export type SysctlName = (typeof SYSCTLS)[number];
+
+/** ok: holds. low/off: a sysctl below target or a feature switched off. drops: a counter above 0.
+ * info: said for context, not a problem. missing: not on this kernel (or this fake /proc). */
+export type Status = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing';
+export const PROBLEMS: readonly Status[] = ['low', 'off', 'drops'];
+
+export interface Finding {
+  /** The sysctl, counter ('Udp.RcvbufErrors', 'softnet.dropped') or feature ('UDP_SEGMENT'). */
+  name: string;
+  kind: 'sysctl' | 'counter' | 'feature' | 'host';
+  /** As read: a number, the text of a vector sysctl ('4096 131072 6291456'), a boolean, or null. */
+  value: number | string | boolean | null;
+  /** The least value that holds the targets (same form as value), or null when there is none. */
+  target: number | string | boolean | null;
+  status: Status;
+  /** What the value limits, in numbers. */
+  explanation: string;
+  /** For a sysctl below target: the value to set (same form as value). */
+  recommended?: string;
+}
+
+/** The next power of two ≥ n: the round figure to recommend. */
+export function roundUp(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+}
+
+const PAGE = 4096;
+
+/** All findings for a host against targets. Pure. */
+export function diagnose(h: HostValues, t: Targets): Finding[] {
+  const out: Finding[] = [];
+  const R = t.rttSeconds;
+  const W = windowFor(t.bitsPerSecond, R);
+  const at = `at ${formatDuration(R)} RTT`;
+  const need = `${formatBitRate(t.bitsPerSecond)} needs`;
+  const cap = (windowBytes: number) => `about ${formatBitRate(ceiling(windowBytes, R))} ${at}`;
+  const s = h.sysctls;
+  const missing = (name: SysctlName, kind: Finding['kind'] = 'sysctl'): Finding => ({
+    name,
+    kind,
+    value: null,
+    target: null,
+    status: 'missing',
+    explanation: 'not present on this kernel (or this /proc)',
+  });
+  const one = (name: SysctlName, f: (v: number) => Omit<Finding, 'name' | 'kind' | 'value'>) => {
+    const v = s[name]?.[0];
+    out.push(v === undefined ? missing(name) : { name, kind: 'sysctl', value: v, ...f(v) });
+  };
+  const three = (name: SysctlName, f: (v: number[]) => Omit<Finding, 'name' | 'kind' | 'value'>) => {
+    const v = s[name];
+    out.push(
+      v === undefined || v.length < 3 ? missing(name) : { name, kind: 'sysctl', value: v.join(' '), ...f(v) },
+    );
+  };
+  const min = (v: number, target: number, ok: string, low: string) =>
+    v >= target
+      ? { target, status: 'ok' as const, explanation: ok }
+      : { target, status: 'low' as const, explanation: low, recommended: String(roundUp(target)) };
+
+  one('net.core.rmem_max', (v) => {
+    const target = Math.max(W, Math.ceil(t.udpRcvbufBytes / 2));
+    const what =
+      `a pinned SO_RCVBUF is clamped to rmem_max = ${formatSize(v)}, which caps one stream at ${cap(v)}; ` +
+      `${need} ${formatSize(W)}. Without CAP_NET_ADMIN a UDP receive buffer reaches at most ${formatSize(2 * v)} ` +
+      `(target ${formatSize(t.udpRcvbufBytes)}, which needs rmem_max ≥ ${formatSize(Math.ceil(t.udpRcvbufBytes / 2))})`;
+    return min(v, target, what, what);
+  });
+  one('net.core.wmem_max', (v) => {
+    const what =
+      `a pinned SO_SNDBUF is clamped to wmem_max = ${formatSize(v)}, which caps one stream at ${cap(v)}; ` +
+      `${need} ${formatSize(W)}`;
+    return min(v, W, what, what);
+  });
+  for (const [name, dir] of [
+    ['net.ipv4.tcp_rmem', 'receive'],
+    ['net.ipv4.tcp_wmem', 'send'],
+  ] as const) {
+    three(name, (v) => {
+      const target = 2 * W;
+      const what =
+        `autotuning grows a ${dir} buffer up to ${formatSize(v[2])}, a window of about ${formatSize(pinnedWindow(v[2]))}, ` +
+        `which caps one stream at ${cap(pinnedWindow(v[2]))}; ${need} a window of ${formatSize(W)}, ` +
+        `so a buffer of ${formatSize(target)}`;
+      return v[2] >= target
+        ? { target: `${v[0]} ${v[1]} ${target}`, status: 'ok', explanation: what }
+        : {
+            target: `${v[0]} ${v[1]} ${target}`,
+            status: 'low',
+            explanation: what,
+            recommended: `${v[0]} ${v[1]} ${roundUp(target)}`,
+          };
+    });
+  }
+  one('net.ipv4.tcp_moderate_rcvbuf', (v) => {
+    const initial = s['net.ipv4.tcp_rmem']?.[1];
+    return v === 1
+      ? { target: 1, status: 'ok', explanation: 'receive-buffer autotuning is on' }
+      : {
+          target: 1,
+          status: 'off',
+          explanation:
+            'receive-buffer autotuning is off: every TCP socket keeps its initial buffer' +
+            (initial === undefined
+              ? ''
+              : ` (tcp_rmem default = ${formatSize(initial)}, ${cap(pinnedWindow(initial))})`),
+          recommended: '1',
+        };
+  });
+  one('net.ipv4.tcp_window_scaling', (v) =>
+    v === 1
+      ? { target: 1, status: 'ok', explanation: 'windows can exceed 64 KiB' }
+      : {
+          target: 1,
+          status: 'off',
+          explanation: `window scaling is off: a window is at most 64 KiB, ${cap(65535)}`,
+          recommended: '1',
+        },
+  );
+  for (const [name, so, ours] of [
+    [
+      'net.core.rmem_default',
+      'SO_RCVBUF',
+      `sockbuf's UDP receiver asks for ${formatSize(t.udpRcvbufBytes)} itself`,
+    ],
+    ['net.core.wmem_default', 'SO_SNDBUF', 'TCP sockets take tcp_wmem instead'],
+  ] as const) {
+    one(name, (v) => ({
+      target: null,
+      status: 'info',
+      explanation: `a UDP socket that does not set ${so} (node:dgram, most programs) gets ${formatSize(v)}; ${ours}`,
+    }));
+  }
+  one('net.core.netdev_max_backlog', (v) => {
+    // 1500-byte packets at the target rate, during one millisecond a CPU is busy elsewhere
+    const perMs = Math.ceil(t.bitsPerSecond / (1500 * 8) / 1000);
+    const target = Math.max(1000, perMs);
+    const what =
+      `each CPU queues up to ${v} received packets before the stack takes them; at ${formatBitRate(t.bitsPerSecond)} ` +
+      `${perMs} packets of 1500 bytes arrive per millisecond`;
+    return v >= target
+      ? { target, status: 'ok', explanation: what }
+      : { target, status: 'low', explanation: what, recommended: String(Math.ceil(target / 1000) * 1000) };
+  });
+  three('net.ipv4.udp_mem', (v) => {
+    const target = Math.ceil(t.udpRcvbufBytes / PAGE);
+    const what =
+      `all UDP sockets together may hold ${v[2]} pages = ${formatSize(v[2] * PAGE)} (4 KiB pages; pressure from ` +
+      `${formatSize(v[1] * PAGE)}); one full ${formatSize(t.udpRcvbufBytes)} receive buffer is ${target} pages`;
+    return v[2] >= target
+      ? { target: `${v[0]} ${v[1]} ${target}`, status: 'ok', explanation: what }
+      : {
+          target: `${v[0]} ${v[1]} ${target}`,
+          status: 'low',
+          explanation: what,
+          recommended: `${v[0]} ${Math.max(v[1], target)} ${roundUp(target * 4)}`,
+        };
+  });
+  const counter = (name: string, value: number | undefined, what: string) => {
+    out.push(
+      value === undefined
+        ? {
+            name,
+            kind: 'counter',
+            value: null,
+            target: null,
+            status: 'missing',
+            explanation: 'not available',
+          }
+        : {
+            name,
+            kind: 'counter',
+            value,
+            target: 0,
+            status: value > 0 ? 'drops' : 'ok',
+            explanation: `${value} since boot: ${what}. Run again after your workload to see whether it grows`,
+          },
+    );
+  };
+  counter(
+    'Udp.RcvbufErrors',
+    h.udp?.RcvbufErrors,
+    `datagrams dropped because a socket's receive buffer was full (raise the buffer: rmem_max, SO_RCVBUF; or read faster)`,
+  );
+  counter('Udp.InErrors', h.udp?.InErrors, 'datagrams not delivered (receive-buffer drops included)');
+  counter('Udp.SndbufErrors', h.udp?.SndbufErrors, 'datagrams not sent because a send buffer was full');
+  counter(
+    'softnet.dropped',
+    h.softnetDrops,
+    `packets dropped because a CPU's backlog (netdev_max_backlog = ${s['net.core.netdev_max_backlog']?.[0] ?? '?'}) was full`,
+  );
+  for (const [name, on, what] of [
+    ['UDP_SEGMENT', h.udpSegment, 'GSO on send: one sendmsg carries up to 64 datagrams of one size'],
+    ['UDP_GRO', h.udpGro, 'GRO on receive: one recvmsg returns many coalesced datagrams'],
+  ] as const) {
+    out.push({
+      name,
+      kind: 'feature',
+      value: on ?? null,
+      target: null,
+      status: on ? 'ok' : 'info',
+      explanation: `${on ? 'offered' : 'not offered'} by this kernel: ${what}`,
+    });
+  }
+  out.push({
+    name: '/proc/sys',
+    kind: 'host',
+    value: h.procSysReadOnly ? 'read-only' : 'writable',
+    target: null,
+    status: 'info',
+    explanation: h.procSysReadOnly
+      ? 'read-only here (a container?): set the recommended values on the host or through the container runtime'
+      : 'writable by root here (sockbuf never writes it; see --sysctl-conf)',
+  });
+  return out;
+}
+
+/** 1 when any finding is a problem, else 0: the exit code. */
+export function exitCode(findings: Finding[]): 0 | 1 {
+  return findings.some((f) => PROBLEMS.includes(f.status)) ? 1 : 0;
+}
+
+/** An /etc/sysctl.d file that sets every recommended value. Pure. */
+export function sysctlConf(findings: Finding[], t: Targets, readOnly: boolean, generated: string): string {
+  const lines = [
+    '# /etc/sysctl.d/60-sockbuf.conf',
+    `# ${generated}: for ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +
+      `buffer ${formatSize(t.udpRcvbufBytes)}.`,
+    '# Install it and apply with: sysctl --system',
+  ];
+  if (readOnly) lines.push('# /proc/sys is read-only where this ran: install it on the host.');
+  const rec = findings.filter((f) => f.kind === 'sysctl' && f.recommended !== undefined);
+  if (!rec.length) lines.push('# Nothing to change: every buffer sysctl holds the targets.');
+  for (const f of rec) {
+    lines.push(`# was ${f.value}: ${f.explanation.split(';')[0]}`);
+    lines.push(`${f.name} = ${f.recommended}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
