@@ -1,5 +1,13 @@
 // The public API of sockbuf, and nothing else.
 
+export {
+  type HostName,
+  Lab,
+  type LabInfo,
+  type LabMeasurement,
+  type LabOptions,
+  withLab,
+} from './lab/lab.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
@@ -35,6 +43,7 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export {
+  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
@@ -48,7 +57,7 @@ export {
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { ProtocolError } from './serve/protocol.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { EnvironmentError, LinuxOnlyError, SysError } from './sys/errors.js';
+export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
@@ -79,3 +88,15 @@ export {
   resolveReader,
 } from './tcp/reader.js';
 export { AdaptiveSizer } from './tcp/sizer.js';
+export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';
+export { type OffloadOption, udpOffload } from './udp/offload.js';
+export {
+  createUdpReceiver,
+  type UdpBatch,
+  UdpReceiver,
+  type UdpReceiverOptions,
+  type UdpReceiverStats,
+} from './udp/receiver.js';
+export { createUdpSender, UdpSender, type UdpSenderOptions, type UdpSendResult } from './udp/sender.js';
+export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './udp/sink.js';
+export { type SequenceReport, SequenceTracker } from './udp/tracker.js';

@@ -6,6 +6,16 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Command } from 'commander';
+import {
+  currentLab,
+  describeLab,
+  LAB_ENV,
+  Lab,
+  type LabInfo,
+  type LabMeasurement,
+  netnsArgv,
+} from '../lab/lab.js';
+import { parseLabShorthand } from '../lab/spec.js';
 import { EnvironmentError } from '../policy/units.js';
 
 export type Role = 'receiver' | 'sender';
@@ -26,6 +36,8 @@ export interface Placement {
   command(role: Role, spec: SpawnSpec): SpawnSpec;
   /** What the results document records about the placement (`params.placement`). */
   describe(): Record<string, unknown>;
+  /** Releases what the placement brought up for this bench (a lab made by --lab). */
+  close?(): Promise<void>;
 }
 
 export const PLACEMENT_NAMES = ['local', 'lab', 'remote'] as const;
@@ -112,14 +124,76 @@ function notYet(name: string, issue: string): PlacementKind {
 }
 
 /**
- * Every placement. `lab` and `remote` are filled in by their issues: replace the entry, e.g.
- * `lab: { options: (cmd) => cmd.option('--lab <name>', …), create: (o) => labPlacement(o.lab) }`,
- * where labPlacement's command() wraps the receiver in `ip netns exec SERVER-NS` and the sender in
- * `ip netns exec CLIENT-NS`, and its host is the server namespace's address.
+ * Across a lab (src/lab): the receiver in the server namespace, the sender in the client namespace,
+ * `{host}` the server's lab address. Each end learns the lab from SOCKBUF_LAB.
  */
+export function labPlacement(
+  info: LabInfo,
+  measured?: LabMeasurement,
+  close?: () => Promise<void>,
+): Placement {
+  return {
+    name: 'lab',
+    host: info.hosts.server.ipv4,
+    command(role, spec) {
+      const [file, ...args] = netnsArgv(
+        info,
+        role === 'receiver' ? 'server' : 'client',
+        spec.file,
+        spec.args,
+      );
+      return { file, args, env: { ...spec.env, [LAB_ENV]: JSON.stringify(info) } };
+    },
+    describe: () => ({
+      name: 'lab',
+      rttUs: Math.round(info.rttMs * 1000),
+      bitsPerSecond: info.bitsPerSecond || null,
+      lossPct: info.loss * 100,
+      mtu: info.mtu,
+      mode: info.mode,
+      measured: measured ?? null,
+    }),
+    close,
+  };
+}
+
+/**
+ * `--lab rtt=2ms,bandwidth=5gbit` brings a lab up for this bench (it measures itself and says so on
+ * stderr; close() takes it down). Without it: the lab this process runs under (`sockbuf lab -- bench
+ * …`) or the one `sockbuf lab up` made.
+ */
+const LAB: PlacementKind = {
+  options: (cmd) =>
+    cmd.option(
+      '--lab <spec>',
+      'run across a lab made for this bench, e.g. rtt=2ms,bandwidth=5gbit (implies --placement lab)',
+    ),
+  async create(opts) {
+    if (opts.lab !== undefined) {
+      const lab = await Lab.create(parseLabShorthand(String(opts.lab)));
+      try {
+        const measured = await lab.measure();
+        process.stderr.write(`${describeLab(lab.info, measured)}\n`);
+        return labPlacement(lab.info, measured, () => lab.close());
+      } catch (err) {
+        await lab.close();
+        throw err;
+      }
+    }
+    const info = currentLab();
+    if (!info) {
+      throw new EnvironmentError(
+        '--placement lab: no lab is up (sockbuf lab up, sockbuf lab --rtt 2ms -- bench …, or bench … --lab rtt=2ms)',
+      );
+    }
+    return labPlacement(info);
+  },
+};
+
+/** Every placement. `remote` is filled in by its issue. */
 export const PLACEMENTS: Record<PlacementName, PlacementKind> = {
   local: { create: () => localPlacement() },
-  lab: notYet('lab', 'it needs the lab: `sockbuf lab up`, from the lab issue'),
+  lab: LAB,
   remote: notYet('remote', 'it needs `sockbuf serve` on the far end, from the serve issue'),
 };
 

@@ -15,6 +15,8 @@ import { loadScenario, loadScenarios } from '../bench/registry.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
+import { labFromEnv } from '../lab/lab.js';
+import { parseLabShorthand } from '../lab/spec.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
 
 function addCommonOptions(cmd: Command): Command {
@@ -78,43 +80,53 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
     if (!(timeoutSeconds > 0))
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    const placement = await resolvePlacement(opts.placement as PlacementName, opts);
-
-    const startedAt = new Date();
-    const progress = progressReporter();
-    let results: Awaited<ReturnType<typeof runBench>>;
+    // --lab implies the lab placement; under `sockbuf lab -- bench …` (SOCKBUF_LAB) it is the default.
+    const chosen = cmd.getOptionValueSource('placement') !== 'default';
+    if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
+    if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
+      throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
+    const name =
+      opts.lab !== undefined || (!chosen && labFromEnv()) ? 'lab' : (opts.placement as PlacementName);
+    const placement = await resolvePlacement(name, opts);
     try {
-      results = await runBench(scenario, params, {
-        placement,
-        repeat,
-        timeoutSeconds,
-        onProgress: (p) => progress.update(p),
-      });
+      const startedAt = new Date();
+      const progress = progressReporter();
+      let results: Awaited<ReturnType<typeof runBench>>;
+      try {
+        results = await runBench(scenario, params, {
+          placement,
+          repeat,
+          timeoutSeconds,
+          onProgress: (p) => progress.update(p),
+        });
+      } finally {
+        progress.stop();
+      }
+
+      const doc = resultsDocument(
+        `bench ${scenario.name}`,
+        {
+          ...(params as Record<string, unknown>),
+          scenario: scenario.name,
+          placement: placement.describe(),
+          repeat,
+          timeoutSeconds,
+          expect: expects.map((e) => e.text),
+        },
+        results.map((r) => benchRow(scenario.name, placement.name, r)),
+        { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
+      );
+      if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
+      if (opts.json) process.stdout.write(renderJson(doc));
+      else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
+
+      const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
+      const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+      for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
+      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
     } finally {
-      progress.stop();
+      await placement.close?.(); // a lab made by --lab
     }
-
-    const doc = resultsDocument(
-      `bench ${scenario.name}`,
-      {
-        ...(params as Record<string, unknown>),
-        scenario: scenario.name,
-        placement: placement.describe(),
-        repeat,
-        timeoutSeconds,
-        expect: expects.map((e) => e.text),
-      },
-      results.map((r) => benchRow(scenario.name, placement.name, r)),
-      { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
-    );
-    if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
-    if (opts.json) process.stdout.write(renderJson(doc));
-    else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
-
-    const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
-    const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
-    for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
-    if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
   });
   await cmd.parseAsync(argv, { from: 'user' });
 }

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_MAX_FRAME_BYTES } from '../tcp/frame.js';
 import { runBlast } from '../tcp/source.js';
 import { lineWriter } from './lines.js';
+import { registerBlastUdp } from './udp.js';
 
 export function register(program: Command): Command {
   const blast = program.command('blast').description('one sending end of a test (like iperf3 -c)');
@@ -64,6 +65,7 @@ export function register(program: Command): Command {
       );
       out('result', result);
     });
+  registerBlastUdp(blast);
   return blast;
 }
 

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import {
   assertRoot,
   cleanStale,
+  describeLab,
   type HostName,
   Lab,
   type LabInfo,
@@ -14,7 +15,7 @@ import {
   spawnIn,
 } from '../lab/lab.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
-import { EnvironmentError, formatBitRate, formatDuration, UsageError } from '../policy/units.js';
+import { EnvironmentError, UsageError } from '../policy/units.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -31,15 +32,6 @@ function labOptions(cmd: Command): Command {
     .option('--mtu <bytes>', 'MTU of the lab link', LAB_DEFAULTS.mtu)
     .option('--threads <n>', 'delay-line threads: 2 (one per direction) or 1')
     .option('--no-measure', 'skip the self-check (ping-pong RTT and a 1 s transfer)');
-}
-
-/** One line (stderr) or one object (JSON) about the lab and what it measured of itself. */
-function describe(info: LabInfo, m?: LabMeasurement): string {
-  const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
-  const got = m
-    ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (ping-pong median, min ${formatDuration(m.minRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
-    : '';
-  return `lab ${info.id}: ${asked}${got}; delay line: ${info.mode}; client ${info.hosts.client.ipv4}, server ${info.hosts.server.ipv4}`;
 }
 
 function summary(info: LabInfo, m?: LabMeasurement): object {
@@ -97,7 +89,7 @@ async function runUnderLab(cmdArgv: string[], flags: LabFlags): Promise<number> 
   const lab = await Lab.create(opts);
   try {
     const m = flags.measure === false ? undefined : await lab.measure();
-    process.stderr.write(`${describe(lab.info, m)}\n`);
+    process.stderr.write(`${describeLab(lab.info, m)}\n`);
     const where = placementOf(cmdArgv);
     const argv = [...sockbufArgv(), ...cmdArgv];
     const child =
@@ -172,7 +164,7 @@ export function register(program: Command): void {
         return;
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(summary(r.info, r.measured))}\n`);
-      else process.stdout.write(`${describe(r.info, r.measured)}\n`);
+      else process.stdout.write(`${describeLab(r.info, r.measured)}\n`);
     });
 
   // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM.
@@ -248,7 +240,7 @@ export function register(program: Command): void {
       for (const l of labs) {
         const state = l.alive ? 'up' : 'stale (owner gone; lab down --stale removes it)';
         process.stdout.write(
-          `${l.info ? describe(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]\n`,
+          `${l.info ? describeLab(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]\n`,
         );
       }
     });

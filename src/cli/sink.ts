@@ -6,6 +6,7 @@ import { formatBitRate, formatDuration, formatSize, parseDuration, UsageError } 
 import { parseReader } from '../tcp/reader.js';
 import { Sink } from '../tcp/sink.js';
 import { lineWriter } from './lines.js';
+import { registerSinkUdp } from './udp.js';
 
 export function register(program: Command): Command {
   const sink = program.command('sink').description('one receiving end of a test (like iperf3 -s)');
@@ -50,6 +51,7 @@ export function register(program: Command): Command {
       // with --verify, a mismatch or a connection that ended in error is a problem found
       if (o.verify && (Number(result.mismatches) > 0 || Number(result.errors) > 0)) process.exitCode = 1;
     });
+  registerSinkUdp(sink);
   return sink;
 }
 

@@ -6,7 +6,7 @@ import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError } from '../policy/units.js';
+import { EnvironmentError, formatBitRate, formatDuration } from '../policy/units.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
 import { restoreStaleSysctls } from './sysctls.js';
@@ -429,4 +429,13 @@ export function currentLab(env: NodeJS.ProcessEnv = process.env): LabInfo | unde
 /** argv that runs `file args` inside a host of the lab (for runners that spawn processes themselves). */
 export function netnsArgv(info: LabInfo, host: HostName, file: string, args: string[]): string[] {
   return ['ip', 'netns', 'exec', info.hosts[host].netns, file, ...args];
+}
+
+/** One line for people about the lab and what it measured of itself. */
+export function describeLab(info: LabInfo, m?: LabMeasurement): string {
+  const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
+  const got = m
+    ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (ping-pong median, min ${formatDuration(m.minRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
+    : '';
+  return `lab ${info.id}: ${asked}${got}; delay line: ${info.mode}; client ${info.hosts.client.ipv4}, server ${info.hosts.server.ipv4}`;
 }

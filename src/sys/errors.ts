@@ -23,12 +23,3 @@ export class LinuxOnlyError extends Error {
     this.name = 'LinuxOnlyError';
   }
 }
-
-/** The environment refused (not root, port in use, a kernel feature missing): exit code 3. */
-export class EnvironmentError extends Error {
-  readonly exitCode = 3;
-  constructor(message: string) {
-    super(message);
-    this.name = 'EnvironmentError';
-  }
-}

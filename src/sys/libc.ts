@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { LinuxOnlyError, SysError } from './errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: koffi functions take and return anything
 type Fn = ((...args: any[]) => any) & { async: (...args: any[]) => void };
 
 const require = createRequire(import.meta.url);

@@ -2,9 +2,11 @@
 // before connect/listen and read back) and a reader (src/tcp/reader.ts) on both connected and
 // accepted sockets. Bytes reach `conn.onData` synchronously, one view per read.
 import net from 'node:net';
-import { connectPinned, listenPinned } from '../policy/apply.js';
+import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/stats.js';
+import { connectPinned, listenPinned, markPinned } from '../policy/apply.js';
 import type { TcpBufferOptions, TcpBufferReport } from '../policy/buffers.js';
-import { EnvironmentError, SysError } from '../sys/errors.js';
+import { EnvironmentError } from '../policy/units.js';
+import { SysError } from '../sys/errors.js';
 import { rewrapAccepted } from '../sys/socket.js';
 import {
   type Consumer,
@@ -15,9 +17,8 @@ import {
   resolveReader,
 } from './reader.js';
 
-export interface TcpStats {
-  reader: ReaderStats;
-}
+/** socketStats (tcp_info and buffers; absent once the socket is gone and was never sampled) + the reader's. */
+export type TcpStats = Partial<SocketStats> & { reader: ReaderStats };
 
 /** One TCP connection read through a sockbuf reader. */
 export class TcpConnection {
@@ -26,6 +27,8 @@ export class TcpConnection {
   /** Resolves when the socket has closed, with its error if any. Never rejects. */
   readonly closed: Promise<Error | undefined>;
   readonly openedAt = performance.now();
+  private lastSocketStats: SocketStats | undefined;
+  private sampler: StatsSampler | undefined;
 
   constructor(
     readonly socket: net.Socket,
@@ -35,6 +38,8 @@ export class TcpConnection {
     socket.on('error', (err) => {
       this.error ??= err;
     });
+    // the last look at tcp_info before the socket goes: at the peer's FIN
+    socket.once('end', () => this.socketStats());
     this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.error)));
   }
 
@@ -47,8 +52,44 @@ export class TcpConnection {
     this.reader.consumer = fn;
   }
 
+  /** socketStats now, or the last one taken while the socket was open. */
+  socketStats(): SocketStats | undefined {
+    if (!this.socket.destroyed) {
+      try {
+        this.lastSocketStats = socketStats(this.socket);
+      } catch {
+        // closed under us: keep the last sample
+      }
+    }
+    return this.lastSocketStats;
+  }
+
+  /** What changed since the previous call (the first: since the connection opened): limited %, bytes. */
+  sample(): StatsInterval | undefined {
+    if (this.socket.destroyed) return undefined;
+    try {
+      this.sampler ??= new StatsSampler(this.socket);
+      return this.sampler.sample();
+    } catch {
+      return undefined;
+    }
+  }
+
   stats(): TcpStats {
-    return { reader: this.reader.stats() };
+    return { ...this.socketStats(), reader: this.reader.stats() };
+  }
+
+  /** stats() with rwndLimitedPct/sndbufLimitedPct over the interval since the previous call. */
+  intervalStats(): TcpStats {
+    const d = this.sample();
+    if (d === undefined) return this.stats();
+    this.lastSocketStats = d.now;
+    return {
+      ...d.now,
+      rwndLimitedPct: d.rwndLimitedPct,
+      sndbufLimitedPct: d.sndbufLimitedPct,
+      reader: this.reader.stats(),
+    };
   }
 }
 
@@ -134,6 +175,7 @@ export async function listen(
       return;
     }
     reader.attach(socket);
+    markPinned(socket, buffers);
     const conn = new TcpConnection(socket, reader, buffers);
     tcp.connections.add(conn);
     conn.closed.then(() => tcp.connections.delete(conn));

@@ -78,6 +78,7 @@ export class Sink {
     }
     this.started ??= performance.now();
     const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0 };
+    conn.sample(); // the first interval's limited % counts from here
     this.conns.add(c);
     const hello = new FrameDecoder((payload) => {
       c.hello = parseHello(payload);
@@ -137,7 +138,7 @@ export class Sink {
       const reads = r.reads - c.lastReads;
       c.lastBytes = r.bytes;
       c.lastReads = r.reads;
-      const st = c.conn.stats();
+      const st = c.conn.intervalStats();
       this.emit('interval', {
         conn: c.id,
         stream: c.hello?.stream,

@@ -20,7 +20,12 @@ export interface PumpLimit {
 }
 
 /** Writes the pattern into `socket` until the limit; resolves with the bytes written (whole frames). */
-export function pump(socket: net.Socket, source: PatternSource, limit: PumpLimit): Promise<number> {
+export function pump(
+  socket: net.Socket,
+  source: PatternSource,
+  limit: PumpLimit,
+  progress: { bytes: number } = { bytes: 0 },
+): Promise<number> {
   const total =
     limit.bytes === undefined
       ? Number.POSITIVE_INFINITY
@@ -40,25 +45,27 @@ export function pump(socket: net.Socket, source: PatternSource, limit: PumpLimit
       socket.off('close', onClose);
       resolve(sent);
     };
+    // corked, so a frame's header and payload leave in one writev
     function write(): void {
+      socket.cork();
       for (;;) {
         if (!ending && performance.now() >= deadline) ending = true;
         let max = Math.min(WRITE_BYTES, total - sent);
         if (ending) {
           const rest = source.toFrameEnd();
-          if (rest === source.frameBytes) {
-            done();
-            return;
-          }
-          max = Math.min(max, rest);
+          if (rest === source.frameBytes) max = 0;
+          else max = Math.min(max, rest);
         }
         if (max <= 0) {
+          socket.uncork();
           done();
           return;
         }
         const piece = source.next(max);
         sent += piece.length;
-        if (!socket.write(piece)) {
+        progress.bytes = sent;
+        if (!socket.write(piece) && source.toFrameEnd() === source.frameBytes) {
+          socket.uncork();
           socket.once('drain', write);
           return;
         }
@@ -112,6 +119,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
         sndbuf: opts.reverse ? undefined : opts.sndbuf,
         reader: opts.reader,
       });
+      conn.sample(); // the first interval's limited % counts from here
       streams.push({ index: i, conn, bytes: 0, lastBytes: 0 });
     }
   } catch (e) {
@@ -132,7 +140,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
       const d = b - s.lastBytes;
       s.lastBytes = b;
       bytes += d;
-      return { stream: s.index, bytes: d, bytesPerSecond: d / dt, ...s.conn.stats() };
+      return { stream: s.index, bytes: d, bytesPerSecond: d / dt, ...s.conn.intervalStats() };
     });
     last = now;
     emit('interval', {
@@ -162,7 +170,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
           }),
         );
         if (!opts.reverse) {
-          s.bytes = await pump(sock, new PatternSource(opts.size), { bytes: perStream, seconds });
+          s.bytes = await pump(sock, new PatternSource(opts.size), { bytes: perStream, seconds }, s);
           sock.end();
         }
         // the transfer ends when the sink has read everything and closed its side

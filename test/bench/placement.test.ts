@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import {
   addPlacementOptions,
+  labPlacement,
   localPlacement,
   PLACEMENTS,
   parseCpuList,
   resolvePlacement,
   which,
 } from '../../src/bench/placement.js';
+import { runEnds } from '../../src/bench/runner.js';
+import { ADDRESSES, LAB_ENV, type LabInfo, withLab } from '../../src/lab/lab.js';
 import { EnvironmentError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
@@ -39,8 +44,8 @@ test('which finds executables on PATH only', () => {
   assert.equal(which('no-such-tool-sockbuf', '/bin'), undefined);
 });
 
-test('lab and remote refuse with exit 3 until their issues land', async () => {
-  for (const name of ['lab', 'remote'] as const) {
+test('remote refuses with exit 3 until its issue lands', async () => {
+  for (const name of ['remote'] as const) {
     await assert.rejects(resolvePlacement(name), (e: Error) => {
       assert.ok(e instanceof EnvironmentError);
       assert.equal(e.exitCode, 3);
@@ -65,4 +70,67 @@ test('a placement kind adds its options to bench commands and is made from the p
   } finally {
     PLACEMENTS.lab = saved;
   }
+});
+
+const info: LabInfo = {
+  id: '42',
+  pid: 42,
+  rttMs: 2,
+  bitsPerSecond: 5e9,
+  loss: 0,
+  mtu: 1500,
+  mode: 'userspace-tun, GSO passthrough on, 2 threads, MTU 1500',
+  hosts: {
+    client: { netns: 'sbl-42-c', dev: 'sbl-42-c', ...ADDRESSES.client },
+    server: { netns: 'sbl-42-s', dev: 'sbl-42-s', ...ADDRESSES.server },
+  },
+};
+
+test('lab runs the receiver in the server namespace and the sender in the client namespace', () => {
+  const p = labPlacement(info);
+  assert.equal(p.host, '10.201.0.2');
+  const r = p.command('receiver', { file: 'node', args: ['a'], env: { X: '1' } });
+  assert.deepEqual([r.file, ...r.args], ['ip', 'netns', 'exec', 'sbl-42-s', 'node', 'a']);
+  assert.equal(r.env?.X, '1');
+  assert.deepEqual(JSON.parse(r.env?.[LAB_ENV] ?? ''), info);
+  assert.deepEqual(p.command('sender', { file: 'node', args: [] }).args.slice(0, 3), [
+    'netns',
+    'exec',
+    'sbl-42-c',
+  ]);
+  assert.equal(p.describe().mode, info.mode);
+  assert.equal(p.describe().rttUs, 2000);
+});
+
+test('lab refuses with exit 3 when no lab is up', {
+  skip: !!process.env[LAB_ENV] && 'runs under a lab',
+}, async () => {
+  const up = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+  if (/sbl-\d+-s/.test(up)) return; // someone's lab is up on this host: then lab placement finds it
+  await assert.rejects(resolvePlacement('lab'), (e: Error) => {
+    assert.ok(e instanceof EnvironmentError);
+    assert.match(e.message, /--placement lab: no lab is up/);
+    return true;
+  });
+});
+
+test('a run across a real lab: the ends meet at the server address', {
+  skip: process.getuid?.() !== 0 && 'needs root',
+}, async () => {
+  const END = fileURLToPath(new URL('../fixtures/bench/end.mjs', import.meta.url));
+  await withLab({ rttMs: 4 }, async (lab) => {
+    const out = await runEnds(
+      {
+        receiver: { module: END, args: ['receiver', '--host', '{host}'] },
+        sender: {
+          module: END,
+          args: ['sender', '--host', '{host}', '--port', '{port}', '--bytes', '1000000'],
+        },
+      },
+      { placement: labPlacement(lab.info), timeoutSeconds: 30 },
+    );
+    assert.equal(out.receiver.lines.at(-1)?.bytes, 1000000);
+    assert.equal(out.sender.code, 0);
+    assert.ok(lab.stats().forward.bytesOut >= 1000000, 'the bytes crossed the delay line');
+  });
 });

@@ -70,7 +70,7 @@ test('a bad --expect is exit 2 naming --expect, before any end starts', () => {
   assert.match(unknown.stderr, /--expect: 'quick\/slow > 1' \(no point is labelled 'quick'/);
 });
 
-test('usage errors and refusals: unknown scenario and bad --repeat exit 2, --placement lab exits 3', () => {
+test('usage errors and refusals: unknown scenario and bad --repeat or --lab exit 2, --placement lab without a lab exits 3', () => {
   const u = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'bench', 'no-such-scenario'], {
     encoding: 'utf8',
   });
@@ -79,9 +79,36 @@ test('usage errors and refusals: unknown scenario and bad --repeat exit 2, --pla
   const rep = bench('--repeat', '0');
   assert.equal(rep.status, 2);
   assert.match(rep.stderr, /--repeat: '0'/);
+  const badLab = bench('--lab', 'rtt=2');
+  assert.equal(badLab.status, 2);
+  assert.match(badLab.stderr, /--lab rtt: '2'/);
+  if (/sbl-\d+-s/.test(spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '')) return; // someone's lab is up
   const lab = bench('--placement', 'lab');
   assert.equal(lab.status, 3);
-  assert.match(lab.stderr, /--placement lab is not available yet/);
+  assert.match(lab.stderr, /--placement lab: no lab is up/);
+});
+
+test('--lab brings a lab up for the bench, runs the ends across it, says so, and takes it down', {
+  skip: process.getuid?.() !== 0 && 'needs root',
+}, () => {
+  const r = bench('--repeat', '1', '--lab', 'rtt=4ms', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /lab \d+: rtt 4 ms; measured rtt .*delay line: userspace-tun/);
+  const doc = checkResults(JSON.parse(r.stdout));
+  const placement = doc.params.placement as {
+    name: string;
+    rttUs: number;
+    mode: string;
+    measured: { rttUs: number };
+  };
+  assert.equal(placement.name, 'lab');
+  assert.equal(placement.rttUs, 4000);
+  assert.ok(placement.measured.rttUs >= 4000);
+  const id = /lab (\d+):/.exec(r.stderr)?.[1];
+  assert.doesNotMatch(
+    spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout,
+    new RegExp(`sbl-${id}-`),
+  );
 });
 
 test('a failing end: exit 1, the end named with its stderr, no process left behind', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { EnvironmentError } from '../../src/sys/errors.js';
+import { EnvironmentError } from '../../src/policy/units.js';
 import { connect, listen, type TcpConnection } from '../../src/tcp/connection.js';
 import { encodeFrame, FrameDecoder, FrameError } from '../../src/tcp/frame.js';
 

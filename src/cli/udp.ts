@@ -1,0 +1,162 @@
+// `sink udp` and `blast udp`: parse, call src/udp, print. JSON: one object per line with an `event`
+// field (ready, interval, result), as the bench runner reads it.
+import { type Command, Option } from 'commander';
+import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseCount,
+  parseDuration,
+  parseSize,
+  UsageError,
+} from '../policy/units.js';
+import type { OffloadOption } from '../udp/offload.js';
+import { createUdpSender, parseSendRate } from '../udp/sender.js';
+import { runUdpSink } from '../udp/sink.js';
+import { lineWriter } from './lines.js';
+
+/** A JSON event line (the people's output of these commands is a table at the end instead). */
+const event = lineWriter(true, () => '');
+
+function offload(value: string | boolean | undefined, option: string): OffloadOption {
+  if (value === undefined) return 'auto';
+  if (value === true || value === 'on') return true;
+  if (value === 'off') return false;
+  if (value === 'auto') return 'auto';
+  throw new UsageError(`invalid value for ${option}: '${value}' (expected on, off or auto)`);
+}
+
+function printPairs(pairs: [string, string][]): void {
+  const w = Math.max(...pairs.map(([k]) => k.length));
+  process.stdout.write(`${pairs.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n')}\n`);
+}
+
+/** SIGINT/SIGTERM end the run early: the end still prints its result. */
+function stopSignal(): AbortSignal {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return ac.signal;
+}
+
+export function registerSinkUdp(sink: Command): void {
+  sink
+    .command('udp')
+    .description('receive UDP datagrams and count every loss: kernel, userspace, truncated, sequence gaps')
+    .requiredOption('--listen <[host:]port>', 'address to listen on (port 0: any)')
+    .addOption(
+      new Option('--receiver <kind>', 'batch (recvmmsg reader thread) or dgram (node:dgram)')
+        .choices(['batch', 'dgram'])
+        .default('batch'),
+    )
+    .option('--sockets <n>', 'sockets on the port with SO_REUSEPORT (help only with many flows)', '1')
+    .option('--batch <n>', 'messages per recvmmsg', '64')
+    .option(
+      '--slot <size>',
+      'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
+    )
+    .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
+    .option('--rcvbuf <size>', 'receive buffer target as getsockopt reports it', '8MiB')
+    .addOption(
+      new Option('--on-full <mode>', 'when the ring is full').choices(['drop', 'wait']).default('drop'),
+    )
+    .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
+    .option('--duration <duration>', 'stop after this long')
+    .option('--idle <duration>', 'stop when nothing arrived for this long (after the first datagram)')
+    .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
+    .action(async (o) => {
+      const listen = parseListen(o.listen);
+      const duration = o.duration === undefined ? undefined : parseDuration(o.duration, '--duration');
+      const idle = o.idle === undefined ? undefined : parseDuration(o.idle, '--idle');
+      const r = await runUdpSink(
+        {
+          listen,
+          receiver: o.receiver,
+          sockets: parseCount(o.sockets, '--sockets', 1, 64),
+          batch: parseCount(o.batch, '--batch', 1, 1024),
+          slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
+          coalesce: parseDuration(o.coalesce, '--coalesce'),
+          rcvbuf: parseSize(o.rcvbuf, '--rcvbuf'),
+          onFull: o.onFull,
+          gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
+          duration,
+          idle,
+          signal: stopSignal(),
+        },
+        {
+          onReady: (info) => {
+            if (o.json) event('ready', { ...info });
+            else
+              process.stderr.write(
+                `sink udp: listening on ${formatHostPort(info)} (${info.receiver}${info.gro ? '+gro' : ''}, rcvbuf ${formatSize(info.rcvbuf)})\n`,
+              );
+          },
+          onInterval: (i) => {
+            if (o.json) event('interval', { ...i });
+          },
+        },
+      );
+      if (o.json) return event('result', { ...r });
+      printPairs([
+        ['receiver', `${r.receiver}${r.gro ? '+gro' : ''}`],
+        ['received', `${r.received} datagrams, ${formatSize(r.bytes)} in ${formatDuration(r.seconds)}`],
+        ['rate', `${Math.round(r.datagramsPerSecond)} datagrams/s`],
+        ['batches', `${r.batches} (${r.packetsPerBatch.mean.toFixed(1)} per batch)`],
+        [
+          'lost',
+          `${r.lost} (tail ${r.tailLost ?? 'unknown'}), reordered ${r.reordered}, duplicates ${r.duplicates}`,
+        ],
+        [
+          'drops',
+          `kernel ${r.kernelDrops} (${r.kernelDropsUnit}), userspace ${r.userspaceDrops}, truncated ${r.truncated}`,
+        ],
+        ['jitter', formatDuration(r.jitterUs / 1e6)],
+        ['rcvbuf', formatSize(r.rcvbuf)],
+      ]);
+    });
+}
+
+export function registerBlastUdp(blast: Command): void {
+  blast
+    .command('udp')
+    .description('send numbered, timestamped UDP datagrams at a rate (sendmmsg, or UDP_SEGMENT with --gso)')
+    .requiredOption('--to <host:port>', 'where to send')
+    .option('--rate <rate>', "datagrams/s (100k), payload bit rate (500mbit), or 'max'", 'max')
+    .option('--size <size>', 'payload bytes per datagram (24 or more to carry a sequence number)', '64')
+    .option('--duration <duration>', 'how long to send', '10s')
+    .option('--flows <n>', 'sockets with distinct source ports', '1')
+    .option('--batch <n>', 'messages per sendmmsg', '32')
+    .option('--sndbuf <size>', 'SO_SNDBUF to ask for (default: the kernel default)')
+    .option('--gso [mode]', 'UDP_SEGMENT: on, off or auto (default off)')
+    .option('--json', 'JSON lines on stdout: result')
+    .action(async (o) => {
+      const to = parseTo(o.to);
+      const size = parseSize(o.size, '--size');
+      parseSendRate(o.rate, size, '--rate');
+      const duration = parseDuration(o.duration, '--duration');
+      const sender = createUdpSender({
+        to,
+        size,
+        rate: o.rate,
+        flows: parseCount(o.flows, '--flows', 1, 1024),
+        batch: parseCount(o.batch, '--batch', 1, 1024),
+        sndbuf: o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, '--sndbuf'),
+        gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
+      });
+      try {
+        const r = await sender.run({ duration, signal: stopSignal() });
+        await sender.sendTrailer();
+        if (o.json) return event('result', { to: formatHostPort(to), sndbuf: sender.sndbuf, ...r });
+        printPairs([
+          ['sent', `${r.sent} datagrams of ${r.size} B in ${formatDuration(r.seconds)}`],
+          ['rate', `${Math.round(r.datagramsPerSecond)} datagrams/s, ${formatBitRate(r.bitsPerSecond)}`],
+          ['send errors', `${r.sendErrors} ${JSON.stringify(r.sendErrorsByCode)}, blocked ${r.sendBlocked}`],
+          ['gso', r.gso ? 'on' : `off${r.gsoFallback ? ` (${r.gsoFallback})` : ''}`],
+        ]);
+      } finally {
+        sender.close();
+      }
+    });
+}

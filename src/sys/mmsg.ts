@@ -1,0 +1,183 @@
+// struct mmsghdr / msghdr / iovec / cmsghdr as raw memory (LP64: x86_64 and aarch64), and the
+// recvmmsg, sendmmsg and ppoll calls over them. Nothing else: batching, rings and splitting live in
+// src/udp. Every pointer inside these structs is the address of a Buffer the MsgVec keeps alive.
+import { AF_INET, IPPROTO_UDP, POLLIN, SOCK_CLOEXEC, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from './constants.js';
+import { addressOf, errno, fn } from './libc.js';
+
+/** sizeof(struct msghdr), sizeof(struct mmsghdr), sizeof(struct iovec) on LP64 Linux. */
+export const MSGHDR_SIZE = 56;
+export const MMSGHDR_SIZE = 64;
+export const IOVEC_SIZE = 16;
+/** Room for a sockaddr_in6 (28 bytes), rounded to 8. */
+export const NAME_SIZE = 32;
+/** CMSG_SPACE(sizeof(int)): one cmsghdr (16 bytes) and an int, aligned to 8. */
+export const CMSG_INT_SPACE = 24;
+
+const OFF_NAME = 0;
+const OFF_NAMELEN = 8;
+const OFF_IOV = 16;
+const OFF_IOVLEN = 24;
+const OFF_CONTROL = 32;
+const OFF_CONTROLLEN = 40;
+const OFF_FLAGS = 48;
+const OFF_MSGLEN = 56;
+
+export interface MsgVecOptions {
+  /** How many messages (mmsghdr entries). */
+  count: number;
+  /** Where the kernel writes each sender's address: `count * NAME_SIZE` bytes, or none. */
+  names?: Buffer;
+  /** Bytes of control-message space per message (0: none). CMSG_INT_SPACE fits one UDP_GRO cmsg. */
+  controlBytes?: number;
+}
+
+/**
+ * An array of struct mmsghdr, each with one iovec. Point each entry at its data with setIov(); the
+ * caller keeps the data memory alive (a Buffer over a SharedArrayBuffer does not move).
+ */
+export class MsgVec {
+  readonly count: number;
+  readonly hdr: Buffer;
+  readonly iov: Buffer;
+  readonly names: Buffer | undefined;
+  readonly control: Buffer | undefined;
+  readonly controlBytes: number;
+  private readonly keep: (Buffer | Uint8Array)[] = [];
+
+  constructor(o: MsgVecOptions) {
+    this.count = o.count;
+    this.hdr = Buffer.alloc(o.count * MMSGHDR_SIZE);
+    this.iov = Buffer.alloc(o.count * IOVEC_SIZE);
+    this.names = o.names;
+    this.controlBytes = o.controlBytes ?? 0;
+    this.control = this.controlBytes > 0 ? Buffer.alloc(o.count * this.controlBytes) : undefined;
+    if (this.names && this.names.length < o.count * NAME_SIZE) throw new RangeError('names too small');
+    const iovBase = addressOf(this.iov);
+    const nameBase = this.names ? addressOf(this.names) : 0n;
+    const ctlBase = this.control ? addressOf(this.control) : 0n;
+    for (let i = 0; i < o.count; i++) {
+      const h = i * MMSGHDR_SIZE;
+      this.hdr.writeBigUInt64LE(iovBase + BigInt(i * IOVEC_SIZE), h + OFF_IOV);
+      this.hdr.writeBigUInt64LE(1n, h + OFF_IOVLEN);
+      if (this.names) this.hdr.writeBigUInt64LE(nameBase + BigInt(i * NAME_SIZE), h + OFF_NAME);
+      if (this.control) this.hdr.writeBigUInt64LE(ctlBase + BigInt(i * this.controlBytes), h + OFF_CONTROL);
+    }
+    this.prepare(0, o.count);
+  }
+
+  /** Points entry i's iovec at `len` bytes of `buf` from `offset`. */
+  setIov(i: number, buf: Buffer | Uint8Array, offset: number, len: number): void {
+    if (!this.keep.includes(buf)) this.keep.push(buf);
+    this.iov.writeBigUInt64LE(addressOf(buf) + BigInt(offset), i * IOVEC_SIZE);
+    this.iov.writeBigUInt64LE(BigInt(len), i * IOVEC_SIZE + 8);
+  }
+
+  /** Changes only the length of entry i's iovec (for sends of varying size). */
+  setIovLength(i: number, len: number): void {
+    this.iov.writeUInt32LE(len, i * IOVEC_SIZE + 8);
+  }
+
+  /** Resets the in/out fields the kernel rewrites (name length, control length, flags) before a receive. */
+  prepare(from: number, n: number): void {
+    const hdr = this.hdr;
+    for (let i = from; i < from + n; i++) {
+      const h = i * MMSGHDR_SIZE;
+      hdr.writeUInt32LE(this.names ? NAME_SIZE : 0, h + OFF_NAMELEN);
+      hdr.writeUInt32LE(this.controlBytes, h + OFF_CONTROLLEN);
+      hdr.writeInt32LE(0, h + OFF_FLAGS);
+      hdr.writeUInt32LE(0, h + OFF_MSGLEN);
+    }
+  }
+
+  /** msg_len: bytes received (or sent) for entry i. */
+  msgLen(i: number): number {
+    return this.hdr.readUInt32LE(i * MMSGHDR_SIZE + OFF_MSGLEN);
+  }
+
+  /** msg_flags of entry i after a receive (MSG_TRUNC, MSG_CTRUNC …). */
+  msgFlags(i: number): number {
+    return this.hdr.readInt32LE(i * MMSGHDR_SIZE + OFF_FLAGS);
+  }
+
+  /** The UDP_GRO segment size the kernel attached to entry i, or 0 when the message is one datagram. */
+  groSegmentSize(i: number): number {
+    const c = this.control;
+    if (!c) return 0;
+    const h = i * MMSGHDR_SIZE;
+    const used = this.hdr.readUInt32LE(h + OFF_CONTROLLEN);
+    return findIntCmsg(c, i * this.controlBytes, used, IPPROTO_UDP, UDP_GRO) ?? 0;
+  }
+}
+
+/**
+ * The int payload of the first control message of (level, type) in `len` bytes of `buf` from
+ * `offset`, walking cmsghdrs as CMSG_NXTHDR does. Pure.
+ */
+export function findIntCmsg(buf: Buffer, offset: number, len: number, level: number, type: number) {
+  let p = offset;
+  const end = offset + len;
+  while (p + 16 <= end) {
+    const cmsgLen = Number(buf.readBigUInt64LE(p));
+    if (cmsgLen < 16 || p + cmsgLen > end) return undefined;
+    if (buf.readInt32LE(p + 8) === level && buf.readInt32LE(p + 12) === type && cmsgLen >= 20) {
+      return cmsgLen >= 24 ? buf.readInt32LE(p + 16) : buf.readUInt16LE(p + 16);
+    }
+    p += (cmsgLen + 7) & ~7;
+  }
+  return undefined;
+}
+
+/** recvmmsg(fd, vec[from..from+n), n, flags, NULL): the count received, or −errno. */
+export function recvmmsg(fd: number, vec: MsgVec, from: number, n: number, flags: number): number {
+  const r = fn('recvmmsg')(fd, from ? vec.hdr.subarray(from * MMSGHDR_SIZE) : vec.hdr, n, flags, null);
+  return r < 0 ? -errno() : r;
+}
+
+/** sendmmsg(fd, vec[from..from+n), n, flags): the count sent, or −errno. */
+export function sendmmsg(fd: number, vec: MsgVec, from: number, n: number, flags: number): number {
+  const r = fn('sendmmsg')(fd, from ? vec.hdr.subarray(from * MMSGHDR_SIZE) : vec.hdr, n, flags);
+  return r < 0 ? -errno() : r;
+}
+
+/** ppoll on one fd for POLLIN with nanosecond timeouts (poll's milliseconds are too coarse to coalesce). */
+export class ReadableWaiter {
+  private readonly pfd = Buffer.alloc(8);
+  private readonly ts = Buffer.alloc(16);
+  constructor(fd: number) {
+    this.pfd.writeInt32LE(fd, 0);
+    this.pfd.writeInt16LE(POLLIN, 4);
+  }
+  /** Waits up to `ns` nanoseconds; true when the fd is readable (or has an error to report). */
+  wait(ns: number): boolean {
+    const sec = Math.floor(ns / 1e9);
+    this.ts.writeBigInt64LE(BigInt(sec), 0);
+    this.ts.writeBigInt64LE(BigInt(Math.floor(ns - sec * 1e9)), 8);
+    this.pfd.writeInt16LE(0, 6);
+    const r = fn('ppoll')(this.pfd, 1, this.ts, null);
+    return r > 0;
+  }
+}
+
+/** errno values the callers of recvmmsg/sendmmsg branch on. */
+export const EINTR = 4;
+export const EIO = 5;
+export const EAGAIN = 11;
+export const EINVAL = 22;
+export const ENOBUFS = 105;
+
+/** Whether this kernel offers UDP_SEGMENT (GSO on send, 4.18+) and UDP_GRO (GRO on receive, 5.0+). */
+export function probeUdpOffload(): { segment: boolean; gro: boolean } {
+  const fd = fn('socket')(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return { segment: false, gro: false };
+  try {
+    const v = Buffer.alloc(4);
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(4, 0);
+    const segment = fn('getsockopt')(fd, IPPROTO_UDP, UDP_SEGMENT, v, len) === 0;
+    v.writeInt32LE(1, 0);
+    const gro = fn('setsockopt')(fd, IPPROTO_UDP, UDP_GRO, v, 4) === 0;
+    return { segment, gro };
+  } finally {
+    fn('close')(fd);
+  }
+}

@@ -1,0 +1,75 @@
+// node:dgram as the baseline receiver: one recvmsg and one JavaScript callback per datagram. Same
+// buffer policy as the batch receiver, and the same kernel drop counter (SO_MEMINFO on its fd).
+import dgram from 'node:dgram';
+import { type HostPort, parseListen } from '../policy/address.js';
+import { applyUdpRcvbuf } from '../policy/apply.js';
+import type { UdpRcvbufReport } from '../policy/buffers.js';
+import { EnvironmentError, parseSize } from '../policy/units.js';
+import { fdOf } from '../sys/socket.js';
+import { observeUdpHost, udpKernelDrops } from './host.js';
+
+export interface DgramReceiverOptions {
+  listen: string | HostPort;
+  rcvbuf?: number | string;
+  onMessage: (msg: Buffer, recvUs: number) => void;
+}
+
+export interface DgramReceiver {
+  port: number;
+  stats(): {
+    received: number;
+    bytes: number;
+    batches: number;
+    kernelDrops: number;
+    hostRcvbufErrors: number;
+    rcvbuf: number;
+    rcvbufReport: UdpRcvbufReport;
+    jsCallsPerDatagram: number;
+  };
+  close(): Promise<void>;
+}
+
+export async function createDgramReceiver(o: DgramReceiverOptions): Promise<DgramReceiver> {
+  const listen = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
+  const socket = dgram.createSocket(listen.host.includes(':') ? 'udp6' : 'udp4');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL'
+          ? new EnvironmentError(`cannot listen on ${listen.host}:${listen.port}: ${e.code}`)
+          : e,
+      ),
+    );
+    socket.bind(listen.port, listen.host, () => resolve());
+  });
+  const fd = fdOf(socket);
+  const report = applyUdpRcvbuf(fd, o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf'));
+  const hostBase = observeUdpHost();
+  let received = 0;
+  let bytes = 0;
+  let finalDrops: number | undefined;
+  socket.on('message', (msg) => {
+    received++;
+    bytes += msg.length;
+    o.onMessage(msg, (performance.timeOrigin + performance.now()) * 1000);
+  });
+  return {
+    port: socket.address().port,
+    stats: () => ({
+      received,
+      bytes,
+      batches: received,
+      kernelDrops: finalDrops ?? udpKernelDrops(fd),
+      hostRcvbufErrors: observeUdpHost() - hostBase,
+      rcvbuf: report.got,
+      rcvbufReport: report,
+      jsCallsPerDatagram: received ? 1 : 0,
+    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (finalDrops !== undefined) return resolve();
+        finalDrops = udpKernelDrops(fd);
+        socket.close(() => resolve());
+      }),
+  };
+}

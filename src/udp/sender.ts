@@ -1,0 +1,335 @@
+// The paced UDP sender: sendmmsg batches (or UDP_SEGMENT super-datagrams with gso), `flows` sockets
+// with distinct source ports, every datagram stamped with its flow, sequence number and send time.
+// Pacing follows iperf3's pacing timer: every ~1 ms it sends what is due since the start, so a rate is
+// met on average with bursts of about a millisecond's worth. Sequence numbers are assigned only to
+// datagrams the kernel accepted, so sent = what a receiver can account for, exactly.
+import { randomInt } from 'node:crypto';
+import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
+import { readSnmp } from '../observe/proc.js';
+import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { parseBitRate, parsePacketRate, parseSize, UsageError } from '../policy/units.js';
+import {
+  ERRNO_NAMES,
+  IPPROTO_UDP,
+  MSG_DONTWAIT,
+  SO_SNDBUF,
+  SOCK_DGRAM,
+  SOL_SOCKET,
+  UDP_SEGMENT,
+} from '../sys/constants.js';
+import { call } from '../sys/libc.js';
+import { EAGAIN, EINVAL, EIO, MsgVec, sendmmsg } from '../sys/mmsg.js';
+import { encodeSockaddr } from '../sys/sockaddr.js';
+import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
+import { DATA_MAGIC, HEADER_BYTES, nowUs, TRAILER_MAGIC } from './datagram.js';
+import { MAX_SEGMENTS } from './gro.js';
+import { gsoAvailable, type OffloadOption } from './offload.js';
+
+/** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO send must not exceed it in total. */
+export const MAX_DATAGRAM = 65507;
+const EMSGSIZE = 90;
+
+export interface UdpSenderOptions {
+  to: string | HostPort;
+  /** Payload bytes per datagram (default 64). Below 24 bytes datagrams carry no sequence number. */
+  size?: number | string;
+  /** Datagrams per second (`100k`), a bit rate of payload (`500mbit`), or 'max' (default). */
+  rate?: number | string;
+  /** Sockets with distinct source ports, sent to in turn (default 1). */
+  flows?: number;
+  /** Messages per sendmmsg (default 32; with GSO each message is up to 64 datagrams). */
+  batch?: number;
+  /** SO_SNDBUF to ask for (default: the kernel's). */
+  sndbuf?: number | string;
+  /** UDP_SEGMENT: true, false (default) or 'auto'. Falls back to sendmmsg, once, where refused. */
+  gso?: OffloadOption;
+}
+
+export interface UdpSendResult {
+  sent: number;
+  bytes: number;
+  seconds: number;
+  datagramsPerSecond: number;
+  /** Payload bits per second. */
+  bitsPerSecond: number;
+  /** Datagrams the kernel refused (ENOBUFS …), by errno; refused datagrams are retried, not numbered. */
+  sendErrors: number;
+  sendErrorsByCode: Record<string, number>;
+  /** Times the socket buffer was full (EAGAIN) and the sender waited. */
+  sendBlocked: number;
+  /** Udp SndbufErrors of the whole host (IPv4) during the run. */
+  hostSndbufErrors: number;
+  sendCalls: number;
+  flows: number;
+  size: number;
+  /** Whether UDP_SEGMENT was used; `gsoFallback` says why it was not, if it was asked for. */
+  gso: boolean;
+  gsoFallback?: string;
+}
+
+/** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */
+export function parseSendRate(value: number | string, size: number, option = 'rate'): number {
+  if (typeof value === 'number') {
+    if (value > 0) return value;
+    throw new UsageError(`invalid value for ${option}: '${value}' (expected a positive rate)`);
+  }
+  if (value.trim() === 'max') return Number.POSITIVE_INFINITY;
+  try {
+    return parsePacketRate(value, option);
+  } catch {
+    try {
+      return parseBitRate(value, option) / (8 * Math.max(size, 1));
+    } catch {
+      throw new UsageError(
+        `invalid value for ${option}: '${value}' (expected max, a datagram rate such as 100k, or a bit rate such as 500mbit)`,
+      );
+    }
+  }
+}
+
+interface Flow {
+  fd: number;
+  id: number;
+  seq: number;
+}
+
+export class UdpSender {
+  readonly to: HostPort;
+  readonly size: number;
+  readonly rate: number;
+  private readonly flows: Flow[] = [];
+  private readonly batch: number;
+  private segs = 1;
+  private gso: boolean;
+  private gsoFallback: string | undefined;
+  private readonly buf: Buffer;
+  private readonly view: DataView;
+  private readonly vec: MsgVec;
+  private next = 0;
+  private sent = 0;
+  private bytes = 0;
+  private calls = 0;
+  private errors = 0;
+  private blocked = 0;
+  private readonly byCode: Record<string, number> = {};
+  private closed = false;
+  /** Called once when GSO was asked for and the kernel refused it (the fallback is taken). */
+  onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
+
+  constructor(o: UdpSenderOptions) {
+    this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
+    this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
+    if (this.size > MAX_DATAGRAM)
+      throw new UsageError(
+        `invalid value for size: '${this.size}' (the largest UDP datagram is ${MAX_DATAGRAM})`,
+      );
+    this.rate = parseSendRate(o.rate ?? 'max', this.size);
+    const flows = o.flows ?? 1;
+    if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
+      throw new UsageError(`invalid value for flows: '${flows}' (expected 1 to 1024)`);
+    this.batch = o.batch ?? 32;
+    if (!Number.isInteger(this.batch) || this.batch < 1 || this.batch > 1024)
+      throw new UsageError(`invalid value for batch: '${this.batch}' (expected 1 to 1024)`);
+    this.gso = gsoAvailable(o.gso ?? false);
+    if (o.gso === true || o.gso === 'auto') {
+      if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';
+      else if (this.size < HEADER_BYTES || Math.floor(MAX_DATAGRAM / this.size) < 2) {
+        this.gso = false;
+        this.gsoFallback = `size ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes`;
+      }
+    }
+    if (this.gso) this.segs = Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / this.size));
+    const base = randomInt(1 << 22) << 8;
+    const sa = encodeSockaddr(this.to);
+    try {
+      for (let i = 0; i < flows; i++) {
+        const fd = createSocket(this.to.host, SOCK_DGRAM);
+        this.flows.push({ fd, id: (base + i) >>> 0, seq: 0 });
+        if (o.sndbuf !== undefined) setIntOption(fd, SOL_SOCKET, SO_SNDBUF, parseSize(o.sndbuf, 'sndbuf'));
+        call('connect', fd, sa, sa.length);
+        if (this.gso) setIntOption(fd, IPPROTO_UDP, UDP_SEGMENT, this.size);
+      }
+    } catch (e) {
+      for (const f of this.flows) closeFd(f.fd);
+      throw e;
+    }
+    // Room for one sendmmsg: batch messages of up to 64 datagrams (one each without GSO).
+    const capacity = this.batch * (this.gso ? this.segs : 1);
+    this.buf = Buffer.alloc(Math.max(capacity * this.size, HEADER_BYTES));
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    if (this.size >= HEADER_BYTES)
+      for (let j = 0; j < capacity; j++) this.view.setUint32(j * this.size, DATA_MAGIC, true);
+    this.vec = new MsgVec({ count: this.batch });
+    this.layout();
+  }
+
+  /** SO_SNDBUF as getsockopt reports it. */
+  get sndbuf(): number {
+    return getIntOption(this.flows[0].fd, SOL_SOCKET, SO_SNDBUF);
+  }
+
+  get usingGso(): boolean {
+    return this.gso;
+  }
+
+  private layout(): void {
+    const per = this.gso ? this.segs : 1;
+    for (let i = 0; i < this.batch; i++) this.vec.setIov(i, this.buf, i * per * this.size, per * this.size);
+  }
+
+  private fallback(reason: string): void {
+    this.gso = false;
+    this.gsoFallback = reason;
+    this.segs = 1;
+    for (const f of this.flows) {
+      try {
+        setIntOption(f.fd, IPPROTO_UDP, UDP_SEGMENT, 0);
+      } catch {
+        // the kernel refused the option outright: nothing to undo
+      }
+    }
+    this.layout();
+    this.onWarning(`sockbuf: GSO refused (${reason}); sending with sendmmsg instead`);
+  }
+
+  /** Sends up to `want` datagrams (≤ one sendmmsg's capacity) on the next flow; returns how many went. */
+  private sendSome(want: number): number {
+    const flow = this.flows[this.next];
+    this.next = (this.next + 1) % this.flows.length;
+    const size = this.size;
+    const per = this.gso ? this.segs : 1;
+    const n = Math.min(want, this.batch * per);
+    if (size >= HEADER_BYTES) {
+      const v = this.view;
+      const t = nowUs();
+      for (let j = 0; j < n; j++) {
+        const o = j * size;
+        v.setUint32(o + 4, flow.id, true);
+        v.setFloat64(o + 8, flow.seq + j, true);
+        v.setFloat64(o + 16, t, true);
+      }
+    }
+    const msgs = Math.ceil(n / per);
+    const last = n - (msgs - 1) * per;
+    if (per > 1 || last !== 1) this.vec.setIovLength(msgs - 1, last * size);
+    const r = sendmmsg(flow.fd, this.vec, 0, msgs, MSG_DONTWAIT);
+    if (per > 1 || last !== 1) this.vec.setIovLength(msgs - 1, per * size);
+    this.calls++;
+    if (r < 0) {
+      const errno = -r;
+      if (this.gso && (errno === EIO || errno === EINVAL || errno === EMSGSIZE)) {
+        this.fallback(ERRNO_NAMES[errno] ?? `errno ${errno}`);
+        return 0;
+      }
+      if (errno === EAGAIN) this.blocked++;
+      else {
+        this.errors++;
+        const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+        this.byCode[code] = (this.byCode[code] ?? 0) + 1;
+      }
+      return 0;
+    }
+    const done = r === msgs ? n : r * per;
+    flow.seq += done;
+    this.sent += done;
+    this.bytes += done * size;
+    return done;
+  }
+
+  /**
+   * Sends until `duration` seconds have passed or `count` datagrams went (whichever comes first), or
+   * the signal aborts. Yields to the event loop at least every 2 ms.
+   */
+  async run(opts: { duration?: number; count?: number; signal?: AbortSignal } = {}): Promise<UdpSendResult> {
+    if (opts.duration === undefined && opts.count === undefined)
+      throw new UsageError('a send needs a duration or a count');
+    const t0 = performance.now() / 1e3;
+    const end = t0 + (opts.duration ?? Number.POSITIVE_INFINITY);
+    const limit = opts.count ?? Number.POSITIVE_INFINITY;
+    const sent0 = this.sent;
+    const bytes0 = this.bytes;
+    const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
+    let t = t0;
+    while (!this.closed && !opts.signal?.aborted) {
+      t = performance.now() / 1e3;
+      const done = this.sent - sent0;
+      if (t >= end || done >= limit) break;
+      let due = Math.min(
+        limit - done,
+        Number.isFinite(this.rate) ? Math.floor(this.rate * (t - t0)) - done : 1e9,
+      );
+      if (due <= 0) {
+        const wait = (done + 1) / this.rate - (t - t0);
+        await sleep(Math.max(1, Math.min(wait * 1e3, (end - t) * 1e3)));
+        continue;
+      }
+      const sliceEnd = t + 0.002;
+      let stalled = false;
+      while (due > 0) {
+        const n = this.sendSome(due);
+        due -= n;
+        if (n === 0) {
+          stalled = true;
+          break;
+        }
+        if (performance.now() / 1e3 >= sliceEnd) break;
+      }
+      if (stalled) await sleep(1);
+      else await yieldNow();
+    }
+    const seconds = Math.max(1e-9, performance.now() / 1e3 - t0);
+    const sent = this.sent - sent0;
+    const bytes = this.bytes - bytes0;
+    return {
+      sent,
+      bytes,
+      seconds,
+      datagramsPerSecond: sent / seconds,
+      bitsPerSecond: (bytes * 8) / seconds,
+      sendErrors: this.errors,
+      sendErrorsByCode: { ...this.byCode },
+      sendBlocked: this.blocked,
+      hostSndbufErrors: (readSnmp().Udp?.SndbufErrors ?? 0) - host0,
+      sendCalls: this.calls,
+      flows: this.flows.length,
+      size: this.size,
+      gso: this.gso,
+      ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
+    };
+  }
+
+  /**
+   * Tells the receiver how many datagrams each flow sent (a trailer datagram per flow, `copies` times,
+   * `gapMs` apart), so it can count the tail that never came. Trailers are not counted in `sent`.
+   */
+  async sendTrailer(copies = 3, gapMs = 20): Promise<void> {
+    const b = Buffer.alloc(HEADER_BYTES);
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const vec = new MsgVec({ count: 1 });
+    vec.setIov(0, b, 0, HEADER_BYTES);
+    for (let c = 0; c < copies; c++) {
+      if (c) await sleep(gapMs);
+      for (const f of this.flows) {
+        v.setUint32(0, TRAILER_MAGIC, true);
+        v.setUint32(4, f.id, true);
+        v.setFloat64(8, f.seq, true);
+        v.setFloat64(16, nowUs(), true);
+        sendmmsg(f.fd, vec, 0, 1, MSG_DONTWAIT);
+      }
+    }
+  }
+
+  get address(): string {
+    return formatHostPort(this.to);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const f of this.flows) closeFd(f.fd);
+  }
+}
+
+export function createUdpSender(options: UdpSenderOptions): UdpSender {
+  return new UdpSender(options);
+}

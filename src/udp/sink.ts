@@ -1,0 +1,228 @@
+// One receiving end (`sockbuf sink udp`): a receiver (batch or node:dgram), the sequence tracker over
+// every datagram, interval reports, and the stop rules (--duration, --idle after the first datagram,
+// or an abort). Loss comes from the sequence numbers; with GRO the kernel's drop counter counts
+// coalesced messages, not datagrams, and the result says so.
+import { parseListen } from '../policy/address.js';
+import { DATA_MAGIC, HEADER_BYTES, TRAILER_MAGIC } from './datagram.js';
+import { createDgramReceiver } from './dgram-receiver.js';
+import { createUdpReceiver, type UdpReceiverOptions } from './receiver.js';
+import { SequenceTracker } from './tracker.js';
+
+export interface UdpSinkOptions extends UdpReceiverOptions {
+  receiver?: 'batch' | 'dgram';
+  /** Stop after this many seconds. */
+  duration?: number;
+  /** Stop when nothing arrived for this many seconds (counted from the first datagram). */
+  idle?: number;
+  /** Seconds between interval reports (default 1). */
+  interval?: number;
+  signal?: AbortSignal;
+}
+
+export interface UdpSinkInterval {
+  seconds: number;
+  received: number;
+  datagramsPerSecond: number;
+  kernelDrops: number;
+  userspaceDrops: number;
+}
+
+export interface UdpSinkResult {
+  receiver: 'batch' | 'dgram';
+  /** Data datagrams received (trailers not counted). */
+  received: number;
+  bytes: number;
+  batches: number;
+  packetsPerBatch: { mean: number; histogram: Record<string, number> };
+  kernelDrops: number;
+  /** 'datagrams', or 'gro-messages' when GRO was on: then a drop may have held up to 64 datagrams. */
+  kernelDropsUnit: 'datagrams' | 'gro-messages';
+  userspaceDrops: number;
+  truncated: number;
+  /** From the sequence numbers: sent (per the trailers, else highest + 1) − distinct received. */
+  lost: number;
+  reordered: number;
+  duplicates: number;
+  jitterUs: number;
+  tailLost: number | null;
+  /** What the senders' trailers said they sent (null when a trailer did not arrive). */
+  sent: number | null;
+  unsequenced: number;
+  flows: number;
+  /** From the first datagram to the last. */
+  seconds: number;
+  datagramsPerSecond: number;
+  jsCallsPerDatagram: number;
+  rcvbuf: number;
+  hostRcvbufErrors: number;
+  gro: boolean;
+  sockets: number;
+  batch?: number;
+  slot?: number;
+  coalesceSeconds?: number;
+}
+
+export interface UdpSinkHooks {
+  onReady?: (info: { host: string; port: number; receiver: string; gro: boolean; rcvbuf: number }) => void;
+  onInterval?: (i: UdpSinkInterval) => void;
+}
+
+/** Receives until a stop rule fires; resolves to the totals. */
+export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
+  const tracker = new SequenceTracker();
+  let trailers = 0;
+  let first = 0;
+  let last = 0;
+  const seen = (t: number) => {
+    if (!first) first = t;
+    last = t;
+  };
+
+  let stats: () => {
+    received: number;
+    bytes: number;
+    batches: number;
+    kernelDrops: number;
+    userspaceDrops?: number;
+    truncated?: number;
+    rcvbuf: number;
+    hostRcvbufErrors: number;
+    jsCallsPerDatagram: number;
+    packetsPerBatch?: { mean: number; histogram: Record<string, number> };
+  };
+  let close: () => Promise<void>;
+  let done: Promise<void>;
+  let ready: { host: string; port: number; gro: boolean; rcvbuf: number };
+  const kind = o.receiver ?? 'batch';
+
+  if (kind === 'dgram') {
+    const r = await createDgramReceiver({
+      listen: o.listen,
+      rcvbuf: o.rcvbuf,
+      onMessage: (msg, recvUs) => {
+        seen(recvUs);
+        if (msg.length < HEADER_BYTES) {
+          tracker.unsequenced++;
+          return;
+        }
+        const magic = msg.readUInt32LE(0);
+        if (magic === DATA_MAGIC)
+          tracker.record(msg.readUInt32LE(4), msg.readDoubleLE(8), msg.readDoubleLE(16), recvUs);
+        else if (magic === TRAILER_MAGIC) {
+          trailers++;
+          tracker.recordTrailer(msg.readUInt32LE(4), msg.readDoubleLE(8));
+        } else tracker.unsequenced++;
+      },
+    });
+    stats = r.stats;
+    close = r.close;
+    done = Promise.resolve();
+    const listen = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
+    ready = { host: listen.host, port: r.port, gro: false, rcvbuf: r.stats().rcvbuf };
+  } else {
+    const r = await createUdpReceiver(o);
+    stats = () => r.stats();
+    // Stop reading, hand out what the readers already took, then close.
+    close = async () => {
+      await r.stop();
+      await done;
+      await r.close();
+    };
+    ready = { host: r.host, port: r.port, gro: r.gro, rcvbuf: r.stats().rcvbuf };
+    done = (async () => {
+      for await (const b of r) {
+        const v = new DataView(b.data.buffer, b.data.byteOffset, b.data.byteLength);
+        const { offsets, lengths, timesUs, count } = b;
+        seen(timesUs[count - 1]);
+        for (let i = 0; i < count; i++) {
+          const off = offsets[i];
+          if (lengths[i] < HEADER_BYTES) {
+            tracker.unsequenced++;
+            continue;
+          }
+          const magic = v.getUint32(off, true);
+          if (magic === DATA_MAGIC)
+            tracker.record(
+              v.getUint32(off + 4, true),
+              v.getFloat64(off + 8, true),
+              v.getFloat64(off + 16, true),
+              timesUs[i],
+            );
+          else if (magic === TRAILER_MAGIC) {
+            trailers++;
+            tracker.recordTrailer(v.getUint32(off + 4, true), v.getFloat64(off + 8, true));
+          } else tracker.unsequenced++;
+        }
+      }
+    })();
+  }
+  hooks.onReady?.({ ...ready, receiver: kind });
+
+  // The stop rules, checked every 50 ms; interval reports on their own clock.
+  const t0 = performance.now();
+  const every = (o.interval ?? 1) * 1e3;
+  let lastReport = t0;
+  let lastReceived = 0;
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      if (hooks.onInterval && now - lastReport >= every) {
+        const s = stats();
+        hooks.onInterval({
+          seconds: (now - t0) / 1e3,
+          received: s.received,
+          datagramsPerSecond: ((s.received - lastReceived) * 1e3) / (now - lastReport),
+          kernelDrops: s.kernelDrops,
+          userspaceDrops: s.userspaceDrops ?? 0,
+        });
+        lastReport = now;
+        lastReceived = s.received;
+      }
+      const nowUs = (performance.timeOrigin + now) * 1e3;
+      const stop =
+        o.signal?.aborted ||
+        (o.duration !== undefined && now - t0 >= o.duration * 1e3) ||
+        (o.idle !== undefined && first > 0 && nowUs - last >= o.idle * 1e6);
+      if (stop) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    o.signal?.addEventListener('abort', () => {
+      clearInterval(timer);
+      resolve();
+    });
+  });
+  await close();
+  await done;
+  const s = stats();
+  const rep = tracker.report();
+  const seconds = first && last > first ? (last - first) / 1e6 : 0;
+  const data = s.received - trailers;
+  return {
+    receiver: kind,
+    received: data,
+    bytes: s.bytes,
+    batches: s.batches,
+    packetsPerBatch: s.packetsPerBatch ?? { mean: 1, histogram: { '1': s.received } },
+    kernelDrops: s.kernelDrops,
+    kernelDropsUnit: ready.gro ? 'gro-messages' : 'datagrams',
+    userspaceDrops: s.userspaceDrops ?? 0,
+    truncated: s.truncated ?? 0,
+    lost: rep.lost,
+    reordered: rep.reordered,
+    duplicates: rep.duplicates,
+    jitterUs: rep.jitterUs,
+    tailLost: rep.tailLost,
+    sent: rep.sent,
+    unsequenced: tracker.unsequenced,
+    flows: rep.flows,
+    seconds,
+    datagramsPerSecond: seconds ? data / seconds : 0,
+    jsCallsPerDatagram: s.jsCallsPerDatagram,
+    rcvbuf: s.rcvbuf,
+    hostRcvbufErrors: s.hostRcvbufErrors,
+    gro: ready.gro,
+    sockets: kind === 'dgram' ? 1 : (o.sockets ?? 1),
+  };
+}

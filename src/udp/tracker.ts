@@ -1,0 +1,130 @@
+// Loss, reordering, duplicates and jitter from the sequence numbers datagrams carry (as iperf3 -u
+// counts them), per flow. Pure: record() is called for every datagram, in arrival order.
+//
+// Per flow it keeps the highest sequence number seen and a bitmap of the last WINDOW numbers, so a
+// late datagram is told from a duplicate exactly while it is less than WINDOW behind the highest.
+// lost = (datagrams sent, from the trailer, or else highest + 1) − distinct datagrams received.
+// tailLost = sent − (highest + 1): how many of the last datagrams sent never came (seed 004).
+// jitter is RFC 3550's: J += (|D| − J) / 16 over the transit-time differences of consecutive arrivals.
+
+const WINDOW = 1 << 16;
+const WORDS = WINDOW >>> 5;
+
+class FlowState {
+  highest = -1;
+  unique = 0;
+  duplicates = 0;
+  reordered = 0;
+  sent = -1;
+  jitterUs = 0;
+  lastTransit = Number.NaN;
+  readonly bits = new Uint32Array(WORDS);
+
+  record(seq: number, transitUs: number): void {
+    const bits = this.bits;
+    if (seq > this.highest) {
+      const gap = seq - this.highest;
+      if (gap >= WINDOW) bits.fill(0);
+      else for (let s = this.highest + 1; s < seq; s++) bits[(s >>> 5) & (WORDS - 1)] &= ~(1 << (s & 31));
+      bits[(seq >>> 5) & (WORDS - 1)] |= 1 << (seq & 31);
+      this.highest = seq;
+      this.unique++;
+    } else if (this.highest - seq < WINDOW) {
+      const w = (seq >>> 5) & (WORDS - 1);
+      const m = 1 << (seq & 31);
+      if (bits[w] & m) this.duplicates++;
+      else {
+        bits[w] |= m;
+        this.unique++;
+        this.reordered++;
+      }
+    } else {
+      // Too far behind to tell: counted as a late arrival.
+      this.unique++;
+      this.reordered++;
+    }
+    if (!Number.isNaN(this.lastTransit)) {
+      const d = Math.abs(transitUs - this.lastTransit);
+      this.jitterUs += (d - this.jitterUs) / 16;
+    }
+    this.lastTransit = transitUs;
+  }
+}
+
+export interface SequenceReport {
+  /** Distinct sequenced datagrams received. */
+  unique: number;
+  lost: number;
+  reordered: number;
+  duplicates: number;
+  /** Mean of the flows' RFC 3550 jitter, µs. */
+  jitterUs: number;
+  /** Of the last datagrams sent, how many never came; null when no trailer told how many were sent. */
+  tailLost: number | null;
+  /** Datagrams the senders reported sending (trailers), or null if not known for every flow. */
+  sent: number | null;
+  flows: number;
+}
+
+export class SequenceTracker {
+  private readonly flows = new Map<number, FlowState>();
+  private lastFlow = -1;
+  private last: FlowState | undefined;
+  /** Datagrams with no sockbuf header (too short, or foreign). */
+  unsequenced = 0;
+
+  private flow(id: number): FlowState {
+    if (id === this.lastFlow && this.last) return this.last;
+    let f = this.flows.get(id);
+    if (!f) {
+      f = new FlowState();
+      this.flows.set(id, f);
+    }
+    this.lastFlow = id;
+    this.last = f;
+    return f;
+  }
+
+  /** One data datagram: its flow, sequence number, send time and receive time (µs). */
+  record(flow: number, seq: number, sendUs: number, recvUs: number): void {
+    this.flow(flow).record(seq, recvUs - sendUs);
+  }
+
+  /** A trailer: the flow sent `sent` data datagrams in all. */
+  recordTrailer(flow: number, sent: number): void {
+    this.flow(flow).sent = sent;
+  }
+
+  report(): SequenceReport {
+    let unique = 0;
+    let lost = 0;
+    let reordered = 0;
+    let duplicates = 0;
+    let jitter = 0;
+    let tail = 0;
+    let sent = 0;
+    let allKnown = this.flows.size > 0;
+    for (const f of this.flows.values()) {
+      unique += f.unique;
+      reordered += f.reordered;
+      duplicates += f.duplicates;
+      jitter += f.jitterUs;
+      const expected = f.sent >= 0 ? f.sent : f.highest + 1;
+      lost += Math.max(0, expected - f.unique);
+      if (f.sent >= 0) {
+        tail += Math.max(0, f.sent - (f.highest + 1));
+        sent += f.sent;
+      } else allKnown = false;
+    }
+    return {
+      unique,
+      lost,
+      reordered,
+      duplicates,
+      jitterUs: this.flows.size ? jitter / this.flows.size : 0,
+      tailLost: allKnown ? tail : null,
+      sent: allKnown ? sent : null,
+      flows: this.flows.size,
+    };
+  }
+}

@@ -1,0 +1,105 @@
+// `sockbuf sink udp` / `blast udp` as child processes of the built CLI (dist/, as npm test builds it):
+// this also proves that the reader thread loads from dist as well as from src under tsx.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+
+const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+
+function start(args: string[]): {
+  child: ChildProcess;
+  lines: Record<string, unknown>[];
+  exit: Promise<number>;
+} {
+  assert.ok(existsSync(CLI), 'dist/ is built (npm run build)');
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => {
+    if (l.startsWith('{')) lines.push(JSON.parse(l));
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const exit = new Promise<number>((resolve) =>
+    child.on('close', (code) => {
+      (child as ChildProcess & { stderrText?: string }).stderrText = stderr;
+      resolve(code ?? -1);
+    }),
+  );
+  return { child, lines, exit };
+}
+
+const stderrOf = (c: ChildProcess) => (c as ChildProcess & { stderrText?: string }).stderrText ?? '';
+
+async function ready(lines: Record<string, unknown>[]): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 500; i++) {
+    const r = lines.find((l) => l.event === 'ready');
+    if (r) return r;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  throw new Error('no ready line');
+}
+
+for (const receiver of ['batch', 'dgram']) {
+  test(`sink udp --receiver ${receiver} and blast udp: JSON lines, every datagram accounted for`, async () => {
+    const sink = start([
+      'sink',
+      'udp',
+      '--listen',
+      '127.0.0.1:0',
+      '--receiver',
+      receiver,
+      '--idle',
+      '500ms',
+      '--json',
+    ]);
+    const r = await ready(sink.lines);
+    assert.equal(r.receiver, receiver);
+    const blast = start([
+      'blast',
+      'udp',
+      '--to',
+      `127.0.0.1:${r.port}`,
+      '--rate',
+      '20k',
+      '--duration',
+      '500ms',
+      '--json',
+    ]);
+    assert.equal(await blast.exit, 0, stderrOf(blast.child));
+    assert.equal(await sink.exit, 0, stderrOf(sink.child));
+    const sent = blast.lines.find((l) => l.event === 'result') as Record<string, number>;
+    const got = sink.lines.find((l) => l.event === 'result') as Record<string, number>;
+    assert.ok(sent.sent > 0);
+    assert.equal(got.sent, sent.sent, 'the trailer told the sink how many were sent');
+    assert.equal(got.received + got.lost, sent.sent);
+    assert.equal(got.duplicates, 0);
+    assert.equal(got.tailLost, 0);
+    if (receiver === 'batch') {
+      assert.equal(got.received + got.kernelDrops + got.userspaceDrops + got.truncated, sent.sent);
+      assert.ok(got.jsCallsPerDatagram < 1);
+    } else assert.equal(got.jsCallsPerDatagram, 1);
+  });
+}
+
+test('sink udp on a port in use exits 3 with the reason', async () => {
+  const s = dgram.createSocket('udp4');
+  await new Promise<void>((res) => s.bind(0, '127.0.0.1', () => res()));
+  try {
+    const sink = start(['sink', 'udp', '--listen', `127.0.0.1:${s.address().port}`, '--duration', '1s']);
+    assert.equal(await sink.exit, 3);
+    assert.match(stderrOf(sink.child), /EADDRINUSE/);
+  } finally {
+    s.close();
+  }
+});
+
+test('blast udp with a bad --rate exits 2 naming the option and value', async () => {
+  const blast = start(['blast', 'udp', '--to', '127.0.0.1:9', '--rate', 'lots']);
+  assert.equal(await blast.exit, 2);
+  assert.match(stderrOf(blast.child), /--rate: 'lots'/);
+});

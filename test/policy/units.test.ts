@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  formatBitRate,
+  formatSize,
+  parseBitRate,
+  parseCount,
+  parseDuration,
+  parseList,
+  parsePacketRate,
+  parsePercent,
+  parseSize,
+  UsageError,
+} from '../../src/policy/units.js';
+
+test('sizes: binary by default and with i, SI with B', () => {
+  assert.equal(parseSize('8192'), 8192);
+  assert.equal(parseSize('256K'), 262144);
+  assert.equal(parseSize('256KiB'), 262144);
+  assert.equal(parseSize('2M'), 2 * 1024 * 1024);
+  assert.equal(parseSize('2MiB'), 2 * 1024 * 1024);
+  assert.equal(parseSize('2KB'), 2000);
+  assert.equal(parseSize('2MB'), 2_000_000);
+  assert.equal(parseSize('1.5K'), 1536);
+  assert.equal(parseSize(4096), 4096);
+});
+
+test('rates, datagram rates, durations, percentages, counts, lists', () => {
+  assert.equal(parseBitRate('10gbit'), 10e9);
+  assert.equal(parseBitRate('500mbit'), 500e6);
+  assert.equal(parseBitRate('1.2GB/s'), 9.6e9);
+  assert.equal(parsePacketRate('100k'), 100_000);
+  assert.equal(parsePacketRate('100kpps'), 100_000);
+  assert.equal(parseDuration('250us'), 250e-6);
+  assert.equal(parseDuration('2ms'), 0.002);
+  assert.equal(parseDuration('1.5s'), 1.5);
+  assert.equal(parseDuration('1m'), 60);
+  assert.equal(parsePercent('0.1%'), 0.001);
+  assert.equal(parseCount('3', '--repeat'), 3);
+  assert.deepEqual(parseList('64K, 1M', '--sizes', parseSize), [65536, 1048576]);
+  assert.equal(formatSize(229376), '224 KiB');
+  assert.equal(formatBitRate(917_504_000), '917.5 Mbit/s');
+});
+
+test('bad values are UsageErrors (exit 2) naming the option and the value', () => {
+  const bad: [() => unknown, RegExp][] = [
+    [() => parseSize('lots', '--size'), /--size: 'lots'/],
+    [() => parseSize('-1', '--size'), /--size: '-1'/],
+    [() => parseSize('1.3', '--size'), /--size: '1.3'/],
+    [() => parseBitRate('fast', '--bandwidth'), /--bandwidth: 'fast'/],
+    [() => parseBitRate('0gbit', '--bandwidth'), /--bandwidth: '0gbit'/],
+    [() => parseDuration('banana', '--rtt'), /--rtt: 'banana'/],
+    [() => parseDuration('2', '--rtt'), /--rtt: '2'/],
+    [() => parsePacketRate('lots', '--rate'), /--rate: 'lots'/],
+    [() => parsePercent('5', '--loss'), /--loss: '5'/],
+    [() => parsePercent('101%', '--loss'), /--loss: '101%'/],
+    [() => parseCount('0', '--repeat'), /--repeat: '0'/],
+    [() => parseList(',', '--sizes', parseSize), /--sizes: ','/],
+  ];
+  for (const [f, msg] of bad) {
+    assert.throws(f, (e: unknown) => {
+      assert.ok(e instanceof UsageError);
+      assert.equal(e.exitCode, 2);
+      assert.match(e.message, msg);
+      return true;
+    });
+  }
+});

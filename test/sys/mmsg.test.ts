@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { test } from 'node:test';
+import { IPPROTO_UDP, MSG_DONTWAIT, MSG_TRUNC, SOCK_DGRAM, UDP_GRO } from '../../src/sys/constants.js';
+import {
+  EAGAIN,
+  findIntCmsg,
+  MMSGHDR_SIZE,
+  MsgVec,
+  NAME_SIZE,
+  probeUdpOffload,
+  ReadableWaiter,
+  recvmmsg,
+} from '../../src/sys/mmsg.js';
+import { decodeSockaddr } from '../../src/sys/sockaddr.js';
+import { bindFd, closeFd, createSocket, localEndpoint } from '../../src/sys/socket.js';
+
+async function sendAll(port: number, host: string, payloads: Buffer[]): Promise<number> {
+  const s = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  for (const p of payloads) await new Promise<void>((r, j) => s.send(p, port, host, (e) => (e ? j(e) : r())));
+  const me = s.address().port;
+  s.close();
+  return me;
+}
+
+test('findIntCmsg walks cmsghdrs (hand-built buffer)', () => {
+  const b = Buffer.alloc(64);
+  // first cmsg: SOL_SOCKET/SO_RXQ_OVFL (u32 40), len 20; second: SOL_UDP/UDP_GRO int 1200
+  b.writeBigUInt64LE(20n, 0);
+  b.writeInt32LE(1, 8);
+  b.writeInt32LE(40, 12);
+  b.writeUInt32LE(7, 16);
+  b.writeBigUInt64LE(20n, 24);
+  b.writeInt32LE(IPPROTO_UDP, 32);
+  b.writeInt32LE(UDP_GRO, 36);
+  b.writeInt32LE(1200, 40);
+  assert.equal(findIntCmsg(b, 0, 48, IPPROTO_UDP, UDP_GRO), 1200);
+  assert.equal(findIntCmsg(b, 0, 24, IPPROTO_UDP, UDP_GRO), undefined, 'beyond the used length');
+  assert.equal(findIntCmsg(b, 0, 48, 1, 40), 7);
+});
+
+for (const host of ['127.0.0.1', '::1']) {
+  test(`recvmmsg takes several datagrams in one call, with lengths, sources and MSG_TRUNC (${host})`, async () => {
+    const fd = createSocket(host, SOCK_DGRAM);
+    try {
+      bindFd(fd, { host, port: 0 });
+      const port = localEndpoint(fd)?.port ?? 0;
+      const slot = 256;
+      const data = Buffer.alloc(8 * slot);
+      const names = Buffer.alloc(8 * NAME_SIZE);
+      const vec = new MsgVec({ count: 8, names });
+      for (let i = 0; i < 8; i++) vec.setIov(i, data, i * slot, slot);
+      assert.equal(vec.hdr.length, 8 * MMSGHDR_SIZE);
+      const from = await sendAll(port, host, [Buffer.alloc(10, 1), Buffer.alloc(0), Buffer.alloc(300, 3)]);
+      assert.ok(new ReadableWaiter(fd).wait(1e9), 'readable');
+      const n = recvmmsg(fd, vec, 0, 8, MSG_DONTWAIT);
+      assert.equal(n, 3);
+      assert.deepEqual([vec.msgLen(0), vec.msgLen(1), vec.msgLen(2)], [10, 0, slot]);
+      assert.equal(vec.msgFlags(0) & MSG_TRUNC, 0);
+      assert.equal(vec.msgFlags(2) & MSG_TRUNC, MSG_TRUNC, 'a datagram larger than its slot is flagged');
+      assert.ok(data.subarray(0, 10).every((b) => b === 1));
+      assert.deepEqual(decodeSockaddr(names, 0), { host, port: from, family: host.includes(':') ? 6 : 4 });
+      assert.equal(recvmmsg(fd, vec, 0, 8, MSG_DONTWAIT), -EAGAIN);
+      assert.equal(new ReadableWaiter(fd).wait(1e6), false, 'nothing left: the wait times out');
+    } finally {
+      closeFd(fd);
+    }
+  });
+}
+
+test('this kernel (6.x) offers UDP_SEGMENT and UDP_GRO', () => {
+  assert.deepEqual(probeUdpOffload(), { segment: true, gro: true });
+});

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { test } from 'node:test';
+import { EnvironmentError } from '../../src/policy/units.js';
+import { createDgramReceiver } from '../../src/udp/dgram-receiver.js';
+import { sendRaw, until } from './helpers.js';
+
+test('the node:dgram baseline: one callback per datagram, the same rcvbuf policy and drop counter', async () => {
+  const got: number[] = [];
+  const r = await createDgramReceiver({ listen: '[::1]:0', onMessage: (m) => got.push(m.length) });
+  try {
+    await sendRaw('::1', r.port, [Buffer.alloc(0), Buffer.alloc(65507)]);
+    await until(() => got.length === 2);
+    assert.deepEqual(got, [0, 65507]);
+    const s = r.stats();
+    assert.deepEqual([s.received, s.bytes, s.kernelDrops, s.jsCallsPerDatagram], [2, 65507, 0, 1]);
+    assert.ok(s.rcvbuf >= 8 * 1024 * 1024, 'the 8 MiB target was applied (root forces it)');
+  } finally {
+    await r.close();
+  }
+});
+
+test('the dgram baseline refuses a port in use with exit 3', async () => {
+  const s = dgram.createSocket('udp4');
+  await new Promise<void>((res) => s.bind(0, '127.0.0.1', () => res()));
+  try {
+    await assert.rejects(
+      createDgramReceiver({ listen: `127.0.0.1:${s.address().port}`, onMessage: () => {} }),
+      (e: unknown) => e instanceof EnvironmentError && e.exitCode === 3,
+    );
+  } finally {
+    s.close();
+  }
+});

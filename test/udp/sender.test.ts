@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { UsageError } from '../../src/policy/units.js';
+import { createUdpReceiver } from '../../src/udp/receiver.js';
+import { createUdpSender, parseSendRate } from '../../src/udp/sender.js';
+import { consume, until } from './helpers.js';
+
+test('--rate: max, datagrams per second, or a payload bit rate', () => {
+  assert.equal(parseSendRate('max', 64), Number.POSITIVE_INFINITY);
+  assert.equal(parseSendRate('100k', 64), 100_000);
+  assert.equal(parseSendRate('100kpps', 64), 100_000);
+  assert.equal(parseSendRate('512kbit', 64), 1000);
+  assert.throws(
+    () => parseSendRate('fast', 64),
+    (e: unknown) => e instanceof UsageError && /rate.*'fast'/.test(e.message),
+  );
+});
+
+test('bad sizes and counts are usage errors naming the option', () => {
+  assert.throws(() => createUdpSender({ to: '127.0.0.1:9', size: 70000 }), /size: '70000'/);
+  assert.throws(() => createUdpSender({ to: '127.0.0.1:9', flows: 0 }), /flows: '0'/);
+  assert.throws(() => createUdpSender({ to: 'nowhere:9' }), /--to/);
+});
+
+test('a counted send: every datagram numbered once per flow, the trailer tells the total', async () => {
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, onFull: 'wait' });
+  const c = consume(r);
+  const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 100, rate: '200k', flows: 3, batch: 7 });
+  try {
+    const res = await s.run({ count: 5000, duration: 10 });
+    assert.equal(res.sent, 5000);
+    assert.equal(res.bytes, 500_000);
+    assert.equal(res.sendErrors, 0);
+    await s.sendTrailer(1, 0);
+    await until(() => r.stats().received >= 5003);
+    await r.close();
+    const rep = (await c.done).tracker.report();
+    const st = r.stats();
+    assert.equal(rep.flows, 3);
+    assert.equal(rep.unique + rep.lost, 5000);
+    assert.equal(rep.lost, st.kernelDrops, 'any loss is the kernel drops, exactly');
+    assert.equal(rep.duplicates, 0);
+  } finally {
+    s.close();
+    await r.close();
+  }
+});
+
+test('sending to a port nobody listens on counts the refusals as send errors', async () => {
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false });
+  const port = r.port;
+  await r.close();
+  const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '10k', batch: 1 });
+  try {
+    const res = await s.run({ count: 50, duration: 0.5 });
+    assert.ok(res.sendErrors > 0, 'ICMP port unreachable makes the connected socket refuse');
+    assert.ok(res.sendErrorsByCode.ECONNREFUSED > 0);
+  } finally {
+    s.close();
+  }
+});

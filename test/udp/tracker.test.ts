@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DATA_MAGIC, HEADER_BYTES, readHeader, writeHeader } from '../../src/udp/datagram.js';
+import { SequenceTracker } from '../../src/udp/tracker.js';
+
+const feed = (t: SequenceTracker, seqs: number[], flow = 1) => {
+  for (const s of seqs) t.record(flow, s, 0, 100);
+};
+
+test('in-order arrival: nothing lost', () => {
+  const t = new SequenceTracker();
+  feed(t, [0, 1, 2, 3, 4]);
+  const r = t.report();
+  assert.deepEqual([r.unique, r.lost, r.reordered, r.duplicates], [5, 0, 0, 0]);
+  assert.equal(r.tailLost, null, 'no trailer: the tail is unknown');
+});
+
+test('a gap is loss; a late arrival fills it and counts as reordered; a repeat is a duplicate', () => {
+  const t = new SequenceTracker();
+  feed(t, [0, 1, 4, 5]);
+  assert.equal(t.report().lost, 2);
+  feed(t, [2]);
+  feed(t, [2, 5]);
+  const r = t.report();
+  assert.deepEqual([r.unique, r.lost, r.reordered, r.duplicates], [5, 1, 1, 2]);
+});
+
+test('the trailer tells the tail that never came', () => {
+  const t = new SequenceTracker();
+  feed(t, [0, 1, 2, 3, 5, 6]);
+  t.recordTrailer(1, 10);
+  const r = t.report();
+  assert.equal(r.sent, 10);
+  assert.equal(r.tailLost, 3);
+  assert.equal(r.lost, 4, 'seq 4 and the last three');
+});
+
+test('flows are counted apart', () => {
+  const t = new SequenceTracker();
+  feed(t, [0, 1, 2], 7);
+  feed(t, [0, 2], 8);
+  t.recordTrailer(7, 3);
+  t.recordTrailer(8, 3);
+  const r = t.report();
+  assert.deepEqual([r.flows, r.unique, r.lost, r.sent, r.tailLost], [2, 5, 1, 6, 0]);
+});
+
+test('gaps wider than the window still count right', () => {
+  const t = new SequenceTracker();
+  feed(t, [0, 200_000, 200_001, 200_000]);
+  const r = t.report();
+  assert.deepEqual([r.unique, r.lost, r.duplicates], [3, 199_999, 1]);
+});
+
+test('jitter follows RFC 3550 (J += (|D| − J) / 16)', () => {
+  const t = new SequenceTracker();
+  t.record(1, 0, 0, 100);
+  t.record(1, 1, 0, 116); // transit changes by 16 µs: J = 1
+  assert.equal(t.report().jitterUs, 1);
+  t.record(1, 2, 0, 116); // no change: J = 1 − 1/16
+  assert.equal(t.report().jitterUs, 15 / 16);
+});
+
+test('the header round-trips; short or foreign datagrams carry none', () => {
+  const b = Buffer.alloc(64);
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  writeHeader(v, 8, { magic: DATA_MAGIC, flow: 0xdeadbeef, seq: 2 ** 40 + 3, sendUs: 1.5e15 });
+  assert.deepEqual(readHeader(v, 8, 40), {
+    magic: DATA_MAGIC,
+    flow: 0xdeadbeef,
+    seq: 2 ** 40 + 3,
+    sendUs: 1.5e15,
+  });
+  assert.equal(readHeader(v, 8, HEADER_BYTES - 1), undefined);
+  assert.equal(readHeader(v, 0, 64), undefined);
+});
