@@ -379,6 +379,7 @@ export async function runBench<P>(
         const which = `run ${r}/${opts.repeat} of point "${name}"`;
         let out: RunOutput;
         try {
+          await scenario.setUp?.(point, params);
           out = await runEnds(scenario.ends(point, params), {
             placement: opts.placement,
             timeoutSeconds: opts.timeoutSeconds,
@@ -405,6 +406,7 @@ export async function runBench<P>(
   } finally {
     for (const s of signals) process.off(s, onSignal);
     opts.signal?.removeEventListener('abort', forward);
+    await scenario.tearDown?.(params);
   }
   for (const res of results) Object.assign(res, columnStats(res.runs));
   return results;

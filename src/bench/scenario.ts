@@ -131,4 +131,10 @@ export interface Scenario<P = Record<string, unknown>> {
   columns?: Column[];
   /** Per-run timeout in seconds when `--timeout` is not given (default 60). */
   timeoutSeconds?: (params: P) => number;
+  /** Called before each run of a point (e.g. set the host sysctls the point is about). */
+  setUp?: (point: Point, params: P) => void | Promise<void>;
+  /** Called once after the last run, also after a failure or a signal (e.g. restore those sysctls). */
+  tearDown?: (params: P) => void | Promise<void>;
+  /** The lab to run across when neither --placement, --lab nor a surrounding lab says otherwise. */
+  defaultLab?: string;
 }

@@ -12,18 +12,21 @@ import {
 } from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
 import { loadScenario, loadScenarios } from '../bench/registry.js';
+import { renderHtml } from '../bench/report/html.js';
 import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { formatTable } from '../bench/table.js';
 import { labFromEnv } from '../lab/lab.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { runSuiteCli, suiteCommand } from './suite.js';
 
 function addCommonOptions(cmd: Command): Command {
   cmd
     .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
+    .option('--html <file>', 'also write the HTML report (tables, charts beside the seeds) to FILE')
     .option(
       '--expect <expr>',
       "a figure to reach, e.g. 'adaptive/data >= 1.3' (repeatable; unmet: exit 1)",
@@ -47,8 +50,10 @@ async function overview(): Promise<string> {
       )
     : '(no built-in scenarios yet)';
   const common = addCommonOptions(new Command('x')).helpInformation().split('\n').slice(2).join('\n');
+  const suite = suiteCommand().helpInformation().split('\n').slice(2).join('\n').trimEnd();
   return [
     'Usage: sockbuf bench <scenario> [options]',
+    '       sockbuf bench [--full] [--only IDS]     the quick suite: every seed measured again',
     '',
     'Runs both ends of a benchmark as child processes, each point --repeat times, and reports medians.',
     '<scenario> is a built-in name or a path to a scenario module. `sockbuf bench <scenario> --help`',
@@ -57,6 +62,9 @@ async function overview(): Promise<string> {
     list,
     '',
     common.trimEnd(),
+    '',
+    'Without a scenario (the quick suite):',
+    suite,
     '',
   ].join('\n');
 }
@@ -82,6 +90,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
     // --lab implies the lab placement; under `sockbuf lab -- bench …` (SOCKBUF_LAB) it is the default.
     const chosen = cmd.getOptionValueSource('placement') !== 'default';
+    if (opts.lab === undefined && !chosen && !labFromEnv() && scenario.defaultLab)
+      opts.lab = scenario.defaultLab;
     if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
     if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
       throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
@@ -117,6 +127,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
       );
       if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
+      if (opts.html) writeFileSync(String(opts.html), renderHtml(doc));
       if (opts.json) process.stdout.write(renderJson(doc));
       else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
 
@@ -141,17 +152,12 @@ export function register(program: Command): void {
     .allowExcessArguments()
     .action(async (_opts: unknown, cmd: Command) => {
       const [name, ...rest] = cmd.args;
-      if (name === undefined || name === '--help' || name === '-h') {
-        const text = await overview();
-        if (name === undefined) {
-          process.stderr.write(text);
-          throw new UsageError('missing <scenario> for bench');
-        }
-        process.stdout.write(text);
+      if (name === '--help' || name === '-h') {
+        process.stdout.write(await overview());
         return;
       }
-      if (name.startsWith('-'))
-        throw new UsageError(`bench: the <scenario> comes first, before options ('${name}')`);
+      // No scenario: the quick suite (its options come first: `sockbuf bench --full`).
+      if (name === undefined || name.startsWith('-')) return runSuiteCli(cmd.args);
       await benchScenario(await loadScenario(name), rest);
     });
 }

@@ -227,3 +227,27 @@ test('runBench names the point and run that failed, and a row that cannot be rea
   const err = await failure(runBench(scenario, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
   assert.match(err.message, /^run 1\/2 of point "a": cannot read its result: no result line/);
 });
+
+test('setUp runs before every run of a point, tearDown once at the end, also after a failure', async () => {
+  const calls: string[] = [];
+  const base: Scenario = {
+    name: 'hooks',
+    description: 'hooks',
+    params: () => ({}),
+    points: () => [{ variant: 'a' }, { variant: 'b' }],
+    ends: () => ends([], []),
+    row: () => ({ value: 1 }),
+    setUp: (pt) => {
+      calls.push(`set ${pt.variant}`);
+    },
+    tearDown: () => {
+      calls.push('tear');
+    },
+  };
+  await runBench(base, {}, { placement, repeat: 2, timeoutSeconds: 20 });
+  assert.deepEqual(calls, ['set a', 'set b', 'set a', 'set b', 'tear']);
+  calls.length = 0;
+  const failing: Scenario = { ...base, ends: () => ends([], ['--fail', '1']) };
+  await failure(runBench(failing, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
+  assert.deepEqual(calls, ['set a', 'tear']);
+});

@@ -458,9 +458,7 @@ export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: Ren
   const sections = chartPairs(doc).map(({ seed, pairs }) => {
     const info = SEEDS.find((s) => s.seed === seed);
     const mine = all.filter((t) => t.seed === seed);
-    const skipped = (doc.skipped ?? []).filter(
-      (s) => mine.length === 0 && seedOfScenario(s.scenario) === seed,
-    );
+    const skipped = (doc.skipped ?? []).filter((s) => (s.seed ?? seedOfScenario(s.scenario)) === seed);
     const charts = pairs
       .map((p) => {
         const seedSpec = { ...seedChart(p.seed), id: `seed-${p.seed.id}-${p.ours.id}` };
@@ -469,9 +467,12 @@ export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: Ren
       })
       .join('\n');
     const verdict = lines.find((v) => v.seed === seed);
+    const skips = skipped
+      .map((s) => `<p class="skipped">Skipped ${esc(s.scenario)}: ${esc(s.reason)}.</p>`)
+      .join('');
     const body = mine.length
-      ? `${charts}\n${mine.map(tableHtml).join('\n')}`
-      : `<p class="absent">Not measured in these results.${skipped.map((s) => ` ${esc(s.scenario)}: ${esc(s.reason)}.`).join('')}</p>`;
+      ? `${charts}\n${mine.map(tableHtml).join('\n')}${skips}`
+      : `<p class="absent">Not measured in these results.</p>${skips}`;
     return `<section id="seed-${seed}" data-seed="${seed}"><h2>seed ${seed}: ${esc(info?.title ?? '')}</h2><p class="finding">${esc(info?.finding ?? '')}</p>${
       verdict ? `<ul class="verdicts"><li>${esc(verdict.text)}</li></ul>` : ''
     }${body}</section>`;

@@ -29,7 +29,7 @@ export interface ResultsDocument {
   startedAt?: string;
   seconds?: number;
   results: ResultRow[];
-  skipped?: { scenario: string; reason: string }[];
+  skipped?: { scenario: string; reason: string; seed?: string }[];
   verdicts?: Verdict[];
   [key: string]: unknown;
 }

@@ -1,0 +1,18 @@
+// Regenerates docs/seeds.md: runs the quick suite (or, with --from FILE, reads a sockbuf-results.json
+// it wrote) and writes, per seed, the command that measures it again and the table it measured here.
+//   npm run docs:seeds                              # measure now (about 2–3 minutes)
+//   npm run docs:seeds -- --from sockbuf-results.json
+import { writeFileSync } from 'node:fs';
+import { seedsMarkdown } from '../src/bench/report/markdown.js';
+import { loadResults } from '../src/bench/report/results.js';
+import { runSuite, SUITE } from '../src/bench/suite.js';
+
+const at = process.argv.indexOf('--from');
+const doc =
+  at > 0
+    ? loadResults([process.argv[at + 1]])[0]
+    : await runSuite({
+        onEntry: (e, ev, why) => process.stderr.write(`${ev} ${e.id}${why ? `: ${why}` : ''}\n`),
+      });
+writeFileSync(new URL('../docs/seeds.md', import.meta.url), seedsMarkdown(doc, SUITE));
+process.stderr.write('wrote docs/seeds.md\n');

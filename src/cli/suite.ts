@@ -1,0 +1,63 @@
+// `sockbuf bench` with no scenario: the quick suite (src/bench/suite.ts). Parses, runs, prints the
+// seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
+import { writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { renderJson } from '../bench/output.js';
+import { progressReporter } from '../bench/progress.js';
+import { renderHtml } from '../bench/report/html.js';
+import { checkResults } from '../bench/report/results.js';
+import { reportText } from '../bench/report/text.js';
+import { runSuite, SUITE } from '../bench/suite.js';
+import { parseList } from '../policy/units.js';
+
+export function suiteCommand(): Command {
+  return new Command('sockbuf bench')
+    .description(
+      'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
+        'streamer, GSO/GRO, and seed 000 across the lab when root)',
+    )
+    .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
+    .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
+    .option('--json', 'print the results document on stdout instead of the tables')
+    .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
+    .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
+    .exitOverride()
+    .showHelpAfterError()
+    .allowExcessArguments(false);
+}
+
+export async function runSuiteCli(argv: string[]): Promise<void> {
+  const cmd = suiteCommand();
+  cmd.action(async (opts: { full?: boolean; only?: string; json?: boolean; out: string; html: string }) => {
+    const only = opts.only ? parseList(opts.only, '--only', (v) => v) : undefined;
+    const progress = progressReporter();
+    const say = (line: string) => {
+      progress.stop();
+      process.stderr.write(`${line}\n`);
+    };
+    let doc: Awaited<ReturnType<typeof runSuite>>;
+    try {
+      doc = await runSuite({
+        full: opts.full,
+        only,
+        onEntry: (e, event, reason) => {
+          if (event !== 'start')
+            say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);
+        },
+        onProgress: (p) =>
+          progress.update({
+            ...p,
+            next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat },
+          }),
+      });
+    } finally {
+      progress.stop();
+    }
+    writeFileSync(opts.out, renderJson(doc));
+    writeFileSync(opts.html, renderHtml(doc));
+    if (opts.json) process.stdout.write(renderJson(doc));
+    else process.stdout.write(`${reportText(checkResults(doc, 'suite results'))}\n\n`);
+    process.stderr.write(`sockbuf: suite took ${doc.seconds} s; wrote ${opts.out} and ${opts.html}\n`);
+  });
+  await cmd.parseAsync(argv, { from: 'user' });
+}
