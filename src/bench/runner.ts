@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runningInGroup } from '../observe/proc.js';
 import { parseEventLine, READY_EVENT, substitute } from './ends.js';
-import type { Placement, Role, SpawnSpec } from './placement.js';
+import { type Placement, type Role, type SpawnSpec, which } from './placement.js';
 import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } from './scenario.js';
 import { columnStats } from './stats.js';
 
@@ -99,6 +99,16 @@ async function killAndWaitGroup(pgid: number): Promise<void> {
   for (let waited = 0; runningInGroup(pgid).length && waited < 2000; waited += 5) await sleep(5);
 }
 
+/**
+ * setpriv (util-linux) gives each end a parent-death signal: should the runner itself be SIGKILLed,
+ * and so unable to clean up, the kernel kills the ends (not their own children) for it.
+ */
+const SETPRIV = which('setpriv');
+function withParentDeathSignal(spec: SpawnSpec): SpawnSpec {
+  if (!SETPRIV) return spec;
+  return { ...spec, file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', spec.file, ...spec.args] };
+}
+
 class EndProcess {
   readonly out: EndOutput = { lines: [], code: null, signal: null, stderrTail: [] };
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
@@ -112,8 +122,9 @@ class EndProcess {
     spec: SpawnSpec,
   ) {
     installExitHook();
+    const run = withParentDeathSignal(spec);
     // detached: the end leads its own process group, so killing -pid also takes its children.
-    this.child = spawn(spec.file, spec.args, {
+    this.child = spawn(run.file, run.args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: spec.env ? { ...process.env, ...spec.env } : process.env,

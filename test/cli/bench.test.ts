@@ -9,7 +9,15 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { which } from '../../src/bench/placement.js';
 import { checkResults } from '../../src/bench/report/results.js';
-import { processRunning } from '../../src/observe/proc.js';
+import { parseProcStat, processRunning } from '../../src/observe/proc.js';
+
+function procStat(pid: number) {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const PAIR = fileURLToPath(new URL('../fixtures/bench/pair-scenario.mjs', import.meta.url));
@@ -122,8 +130,8 @@ test('a failing end: exit 1, the end named with its stderr, no process left behi
   for (const line of pids) assert.equal(processRunning(Number(line.split(' ')[2])), false, line);
 });
 
-test('SIGTERM to the runner kills and reaps both ends (and their children), exit 143', async () => {
-  const pidfile = join(dir, 'pids-term');
+/** Starts `sockbuf bench pair --mode hang-sender` and resolves once both ends have written their pids. */
+async function hangingBench(pidfile: string) {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', MAIN, 'bench', PAIR, '--mode', 'hang-sender', '--pidfile', pidfile],
@@ -134,17 +142,49 @@ test('SIGTERM to the runner kills and reaps both ends (and their children), exit
     stderr += d;
   });
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  // Both ends have started once the sender wrote its pid (bounded: the run itself times out at 20 s).
+  // Bounded: the run itself times out after 20 s.
   const read = () => (existsSync(pidfile) ? readFileSync(pidfile, 'utf8').trim().split('\n') : []);
   for (let i = 0; i < 400 && !read().some((l) => l.startsWith('sender')); i++) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  const pids = read();
-  assert.equal(pids.length, 3, `pids: ${pids.join('; ')}`);
-  child.kill('SIGTERM');
-  assert.equal(await exited, 143);
-  assert.match(stderr, /interrupted by SIGTERM; both ends stopped/);
-  for (const line of pids) assert.equal(processRunning(Number(line.split(' ')[2])), false, line);
+  const pids = read().map((l) => ({ line: l, pid: Number(l.split(' ')[2]) }));
+  return { child, exited, pids, stderr: () => stderr };
+}
+
+test('SIGKILL of the runner (no clean-up possible): the kernel kills both ends through their parent-death signal', {
+  skip: which('setpriv') ? false : 'needs setpriv(1) from util-linux',
+}, async () => {
+  const run = await hangingBench(join(dir, 'pids-kill'));
+  try {
+    assert.equal(run.pids.length, 3, run.pids.map((p) => p.line).join('; '));
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const ends = run.pids.filter((p) => p.line.includes(' self '));
+    // The signal is delivered as the runner dies; give the ends a bounded moment to be gone.
+    for (let i = 0; i < 100 && ends.some((p) => processRunning(p.pid)); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    for (const p of ends) assert.equal(processRunning(p.pid), false, p.line);
+  } finally {
+    // An end's own child outlives it here (it has no parent-death signal): ours to clean up, as is
+    // anything left should the test fail.
+    // Only processes still in one of the ends' groups: a pid that was reused is not ours.
+    run.child.kill('SIGKILL');
+    const groups = new Set(run.pids.filter((p) => p.line.includes(' self ')).map((p) => p.pid));
+    for (const p of run.pids) {
+      const stat = procStat(p.pid);
+      if (stat && stat.state !== 'Z' && groups.has(stat.pgrp)) process.kill(p.pid, 'SIGKILL');
+    }
+  }
+});
+
+test('SIGTERM to the runner kills and reaps both ends (and their children), exit 143', async () => {
+  const run = await hangingBench(join(dir, 'pids-term'));
+  assert.equal(run.pids.length, 3, run.pids.map((p) => p.line).join('; '));
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 143);
+  assert.match(run.stderr(), /interrupted by SIGTERM; both ends stopped/);
+  for (const p of run.pids) assert.equal(processRunning(p.pid), false, p.line);
 });
 
 const script = which('script');
