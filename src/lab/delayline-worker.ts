@@ -20,6 +20,8 @@ export interface WorkerSpec {
   dirs: DirectionSpec[];
   /** Int32Array[0] over it: 1 = stop. */
   stop: SharedArrayBuffer;
+  /** Nice value of the thread (default DELAY_LINE_NICE); 0 keeps the process's. */
+  nice?: number;
 }
 
 /** Indices into a direction's stats array. */
@@ -40,12 +42,20 @@ export const STAT = {
 const MAX_PACKET = 65536 + VNET_HDR_LEN + 256;
 const POLLIN = 1;
 const PR_SET_TIMERSLACK = 29;
+const PRIO_PROCESS = 0;
+/**
+ * The nice value of a delay-line thread. A link does not wait for CPU; on a busy host a thread that
+ * does stretches the round-trip time and starves TCP small queues, so it asks for a little priority
+ * (as root; best effort). It blocks in ppoll between packets, so it takes no more than it needs.
+ */
+export const DELAY_LINE_NICE = -10;
 
 function run(spec: WorkerSpec): void {
   const read = fn('read');
   const write = fn('write');
   const ppoll = fn('ppoll');
   fn('prctl')(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+  fn('setpriority')(PRIO_PROCESS, fn('gettid')(), spec.nice ?? DELAY_LINE_NICE);
   const stop = new Int32Array(spec.stop);
   const dirs = spec.dirs.map((d) => ({
     ...d,

@@ -34,6 +34,8 @@ const PROTOTYPES: Record<string, string> = {
   poll: 'int poll(void *, unsigned long, int)',
   ppoll: 'int ppoll(void *, unsigned long, void *, void *)',
   prctl: 'int prctl(int, unsigned long, unsigned long, unsigned long, unsigned long)',
+  gettid: 'int gettid()',
+  setpriority: 'int setpriority(int, unsigned int, int)',
   ioctl: 'int ioctl(int, unsigned long, void *)',
   ioctlInt: 'int ioctl(int, unsigned long, long)',
   read: 'long read(int, void *, size_t)',
