@@ -17,6 +17,7 @@ import {
 } from '../lab/lab.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { EnvironmentError } from '../policy/units.js';
+import { REMOTE_PLACEMENT } from '../serve/placement.js';
 
 export type Role = 'receiver' | 'sender';
 
@@ -113,16 +114,6 @@ export interface PlacementKind {
   create: (opts: Record<string, unknown>) => Placement | Promise<Placement>;
 }
 
-function notYet(name: string, issue: string): PlacementKind {
-  return {
-    create: () => {
-      throw new EnvironmentError(
-        `--placement ${name} is not available yet (${issue}); use --placement local`,
-      );
-    },
-  };
-}
-
 /**
  * Across a lab (src/lab): the receiver in the server namespace, the sender in the client namespace,
  * `{host}` the server's lab address. Each end learns the lab from SOCKBUF_LAB.
@@ -194,7 +185,7 @@ const LAB: PlacementKind = {
 export const PLACEMENTS: Record<PlacementName, PlacementKind> = {
   local: { create: () => localPlacement() },
   lab: LAB,
-  remote: notYet('remote', 'it needs `sockbuf serve` on the far end, from the serve issue'),
+  remote: REMOTE_PLACEMENT,
 };
 
 /** Adds every placement's own options to a bench command. */

@@ -388,14 +388,21 @@ export async function runBench<P>(
         const name = results[i].name;
         opts.onProgress?.({ done, total, next: { point: name, repeat: r } });
         const which = `run ${r}/${opts.repeat} of point "${name}"`;
-        let out: RunOutput;
-        try {
-          await scenario.setUp?.(point, params);
-          out = await runEnds(scenario.ends(point, params), {
+        const runOnce = (ends: Ends) =>
+          runEnds(ends, {
             placement: opts.placement,
             timeoutSeconds: opts.timeoutSeconds,
             signal: ctl.signal,
           });
+        let out: RunOutput;
+        try {
+          await scenario.setUp?.(point, params);
+          if (scenario.search) {
+            results[i].runs.push(await scenario.search(point, params, runOnce));
+            done++;
+            continue;
+          }
+          out = await runOnce(scenario.ends(point, params));
         } catch (err) {
           if (err instanceof RunFailure)
             throw new RunFailure(`${which}: ${err.message}`, err.end, err.exitCode);

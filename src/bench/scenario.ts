@@ -129,6 +129,12 @@ export interface Scenario<P = Record<string, unknown>> {
   primary?: string;
   /** The numeric columns the table shows, in order (default: every numeric column). */
   columns?: Column[];
+  /**
+   * For a point whose one row needs several runs (a search, such as the highest loss-free rate):
+   * called for each point and repeat instead of ends() + row(); `run` runs the two ends once (with
+   * the per-run timeout) and may be called as often as the search needs.
+   */
+  search?: (point: Point, params: P, run: (ends: Ends) => Promise<RunOutput>) => Promise<Row>;
   /** Per-run timeout in seconds when `--timeout` is not given (default 60). */
   timeoutSeconds?: (params: P) => number;
   /** Called before each run of a point (e.g. set the host sysctls the point is about). */

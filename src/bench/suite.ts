@@ -54,14 +54,7 @@ export const SUITE: SuiteEntry[] = [
     title: 'TCP bulk per policy × size on loopback (seeds 000, 001)',
     seed: '000',
     scenario: 'tcp',
-    quick: [
-      '--policies',
-      'auto,rcvbuf=229376,sndbuf=229376',
-      '--sizes',
-      '250,4000,16000,100000',
-      '--duration',
-      '1s',
-    ],
+    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '4000,100000', '--duration', '1s'],
     full: [],
     repeat: { quick: 1, full: 3 },
     placement: 'local',
@@ -80,51 +73,54 @@ export const SUITE: SuiteEntry[] = [
   },
   {
     id: 'udp',
-    title: 'UDP loss ladder per receiver, with find-max (seed 004)',
+    title: 'UDP loss ladder per receive path (seed 004)',
     seed: '004',
     scenario: 'udp',
-    quick: [
-      '--rates',
-      '1000,10000,100000,max',
-      '--receivers',
-      'dgram,batch',
-      '--duration',
-      '1s',
-      '--find-max',
-    ],
-    full: ['--find-max'],
+    quick: ['--receivers', 'dgram,batch', '--rates', '1000,10000,100000,max', '--duration', '1s'],
+    full: ['--receivers', 'dgram,batch'],
     repeat: { quick: 1, full: 3 },
     placement: 'local',
     issue: 5,
+  },
+  {
+    id: 'udp-max',
+    title: 'UDP highest loss-free rate per receive path, by search (seed 004)',
+    seed: '004',
+    scenario: 'udp',
+    quick: ['--find-max', '--receivers', 'dgram,batch,batch+gro', '--duration', '1s', '--steps', '4'],
+    full: ['--find-max', '--receivers', 'dgram,batch,gso-batch,batch+gro'],
+    repeat: { quick: 1, full: 1 },
+    placement: 'local',
+    issue: 5,
+  },
+  {
+    id: 'gso',
+    title: 'UDP GSO sender into a receiver without and with GRO (beyond recvmmsg)',
+    seed: '004',
+    scenario: 'udp',
+    quick: ['--receivers', 'gso-batch,batch+gro', '--rates', 'max', '--duration', '1s'],
+    full: ['--receivers', 'gso-batch,batch+gro', '--rates', '100000,1000000,max'],
+    repeat: { quick: 1, full: 3 },
+    placement: 'local',
+    issue: 7,
   },
   {
     id: 'streamer',
     title: 'streamer: 1 vs 8 receive sockets (seed 003)',
     seed: '003',
     scenario: 'streamer',
-    quick: ['--sockets', '1,8', '--duration', '1s'],
+    quick: ['--sockets', '1,8', '--receivers', 'batch', '--duration', '1s'],
     full: [],
     repeat: { quick: 1, full: 3 },
     placement: 'local',
     issue: 5,
   },
   {
-    id: 'gso',
-    title: 'UDP with GSO sender into GRO receiver (seed 004, beyond recvmmsg)',
-    seed: '004',
-    scenario: 'udp',
-    quick: ['--rates', 'max', '--receivers', 'batch+gro', '--sender', 'gso', '--duration', '1s'],
-    full: ['--receivers', 'batch+gro', '--sender', 'gso', '--find-max'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 7,
-  },
-  {
     id: 'tcp-lab',
     title: "seed 000's table across the lab at 2 ms RTT",
     seed: '000',
     scenario: 'tcp',
-    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '8192', '--duration', '2s'],
+    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '8192', '--duration', '3s'],
     full: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '8192', '--duration', '10s'],
     repeat: { quick: 1, full: 3 },
     placement: 'lab',
@@ -265,7 +261,10 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       const described = results.pl.describe();
       for (const r of results.r) {
         const row = benchRow(scenario.name, results.pl.name, r);
-        for (const [k, v] of Object.entries(described)) if (typeof v === 'number' && !(k in row)) row[k] = v;
+        // The placement's numbers (the lab's rttUs, bitsPerSecond …) as placementRttUs, … on each row.
+        for (const [k, v] of Object.entries(described)) {
+          if (typeof v === 'number') row[`placement${k[0].toUpperCase()}${k.slice(1)}`] = v;
+        }
         rows.push(row);
       }
       ran.push({ id: e.id, command: entryCommand(e, full), seconds: round((performance.now() - t) / 1000) });

@@ -3,15 +3,16 @@
 import {
   firstNum,
   isFindMax,
+  labRttMs,
   num,
   param,
+  pathOf,
   type ResultRow,
   type ResultsDocument,
   rowsOf,
   type Verdict,
 } from './report/results.js';
 import {
-  askedRate,
   DATAGRAMS_PER_SECOND,
   droppedPct,
   gbPerSecond,
@@ -26,9 +27,9 @@ const pc = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v)} %`;
 const si = (v: number) =>
   v >= 1e6 ? `${(v / 1e6).toFixed(2)} M` : v >= 1e3 ? `${Math.round(v / 1e3)} k` : `${Math.round(v)}`;
 
-function rttText(rows: ResultRow[]): string {
-  const ms = firstNum(rows[0], ['rttMs']) ?? (num(rows[0], 'rttUs') ?? Number.NaN) / 1000;
-  return Number.isFinite(ms) ? `at ${ms} ms` : 'across the lab';
+function rttText(doc: ResultsDocument, rows: ResultRow[]): string {
+  const ms = labRttMs(doc, rows[0]);
+  return ms === undefined ? 'across the lab' : `at ${ms} ms`;
 }
 
 /** Seed 000: pinned rcvbuf ÷ autotuned, and the pinned run's rwnd-limited share (lab if we have it). */
@@ -52,7 +53,7 @@ function seed000(doc: ResultsDocument): Verdict | undefined {
   const seedRatio =
     (seedValue('000-policy', 'rcvbuf pinned') ?? 0) / (seedValue('000-policy', 'auto (the fix)') ?? 1);
   const where = lab.length
-    ? rttText(lab)
+    ? rttText(doc, lab)
     : 'on loopback (no RTT: the window costs nothing here; the lab shows the effect)';
   const ours = `pinned rcvbuf ${x2(b / a)} autotuned ${where}${rwnd === undefined ? '' : `, rwnd-limited ${pc(rwnd)}`}`;
   return {
@@ -86,7 +87,7 @@ function seed001(doc: ResultsDocument): Verdict | undefined {
     }
   }
   if (!ratios.length) return undefined;
-  const where = lab.length ? rttText(lab) : 'on loopback';
+  const where = lab.length ? rttText(doc, lab) : 'on loopback';
   return {
     seed: '001',
     text: `seed 001: ping unpinned ÷ pinned ${where}: ${ratios.join(', ')} — seed at 1.61 ms`,
@@ -120,9 +121,10 @@ function seed002(doc: ResultsDocument): Verdict | undefined {
   };
 }
 
-/** Seed 003: packets per batch with one socket against many. */
+/** Seed 003: packets per batch with one socket against many, on the plain batch path. */
 function seed003(doc: ResultsDocument): Verdict | undefined {
-  const rows = rowsOf(doc, 'streamer');
+  const all = rowsOf(doc, 'streamer');
+  const rows = all.some((r) => pathOf(r) === 'batch') ? all.filter((r) => pathOf(r) === 'batch') : all;
   const one = rows.find((r) => param(r, 'sockets') === '1');
   const many = rows.filter((r) => Number(param(r, 'sockets')) > 1).pop();
   if (!one) return undefined;
@@ -130,7 +132,9 @@ function seed003(doc: ResultsDocument): Verdict | undefined {
   const d1 = firstNum(one, DATAGRAMS_PER_SECOND);
   const parts = [`1 socket ${b1?.toFixed(2) ?? '?'} packets/batch${d1 ? ` at ${si(d1)}/s` : ''}`];
   const bm = many && num(many, 'packetsPerBatch');
-  if (many && bm !== undefined) parts.push(`${param(many, 'sockets')} sockets ${bm.toFixed(2)}`);
+  const dm = many && firstNum(many, DATAGRAMS_PER_SECOND);
+  if (many && bm !== undefined)
+    parts.push(`${param(many, 'sockets')} sockets ${bm.toFixed(2)}${dm ? ` at ${si(dm)}/s` : ''}`);
   return {
     seed: '003',
     text: `seed 003: ${parts.join(' vs ')} — seed: 1 socket ~3.5 vs 8 sockets 1.16 packets/batch, bench-streamer 879 k/s`,
@@ -138,31 +142,33 @@ function seed003(doc: ResultsDocument): Verdict | undefined {
   };
 }
 
-/** Seed 004: loss of node:dgram vs the batch receiver at the seed's top rate, and the highest loss-free rates. */
+/** Seed 004: loss per receive path at the top rate, and the highest loss-free rates against node:dgram's. */
 function seed004(doc: ResultsDocument): Verdict | undefined {
   const rows = rowsOf(doc, 'udp');
-  const ladder = rows.filter((r) => !isFindMax(r));
-  const max = [...rows.filter(isFindMax), ...rowsOf(doc, 'udp-max')];
   if (!rows.length) return undefined;
+  const ladder = rows.filter((r) => !isFindMax(r));
+  const max = rows.filter(isFindMax);
   const parts: string[] = [];
   const seedTop = seedValue('004-loss', 100000) ?? 0;
-  for (const receiver of [...new Set(ladder.map((r) => param(r, 'receiver')))]) {
-    const mine = ladder.filter((r) => param(r, 'receiver') === receiver);
-    const top = mine.sort((a, b) => (sentRate(b) ?? 0) - (sentRate(a) ?? 0))[0];
+  for (const path of [...new Set(ladder.map(pathOf))]) {
+    const top = ladder
+      .filter((r) => pathOf(r) === path)
+      .sort((a, b) => (sentRate(b) ?? 0) - (sentRate(a) ?? 0))[0];
     const d = top && droppedPct(top);
-    if (top && d !== undefined) parts.push(`${receiver} ${pc(d)} dropped at ${si(sentRate(top) ?? 0)}/s`);
+    if (top && d !== undefined) parts.push(`${path} ${pc(d)} dropped at ${si(sentRate(top) ?? 0)}/s`);
   }
   const free = max
-    .map((r) => ({
-      receiver: param(r, 'receiver'),
-      rate: firstNum(r, ['maxLossFreeRate', 'lossFreeRatePerSecond']) ?? askedRate(r),
-    }))
-    .filter((m) => m.rate !== undefined);
-  if (free.length)
-    parts.push(`loss-free up to ${free.map((m) => `${m.receiver} ${si(m.rate ?? 0)}/s`).join(', ')}`);
-  const dgram = free.find((m) => m.receiver === 'dgram')?.rate;
-  const batch = free.find((m) => m.receiver === 'batch')?.rate;
-  if (dgram && batch) parts.push(`batch = ${x2(batch / dgram)} dgram`);
+    .map((r) => ({ path: pathOf(r), rate: num(r, 'maxLossFreeRate') }))
+    .filter((m): m is { path: string | undefined; rate: number } => m.rate !== undefined);
+  if (free.length) parts.push(`loss-free up to ${free.map((m) => `${m.path} ${si(m.rate)}/s`).join(', ')}`);
+  const rate = (p: string) => free.find((m) => m.path === p)?.rate;
+  const dgram = rate('dgram');
+  const ratios = ['batch', 'batch+gro']
+    .map((p) => [p, rate(p)] as const)
+    .filter((x): x is readonly [string, number] => x[1] !== undefined && !!dgram)
+    .map(([p, v]) => `${p} = ${x2(v / (dgram as number))} dgram`);
+  if (ratios.length) parts.push(ratios.join(', '));
+  const batch = rate('batch');
   return {
     seed: '004',
     text: `seed 004: ${parts.join('; ')} — seed: ${pc(seedTop)} dropped at 100 000/s (really ~45 714/s), 7.3 % at 100/s`,

@@ -95,8 +95,13 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
     if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
       throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
+    // --remote HOST (without --placement) means the remote placement
     const name =
-      opts.lab !== undefined || (!chosen && labFromEnv()) ? 'lab' : (opts.placement as PlacementName);
+      opts.lab !== undefined || (!chosen && labFromEnv())
+        ? 'lab'
+        : opts.remote !== undefined && !chosen
+          ? 'remote'
+          : (opts.placement as PlacementName);
     const placement = await resolvePlacement(name, opts);
     try {
       const startedAt = new Date();

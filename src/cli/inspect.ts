@@ -1,6 +1,7 @@
 // `sockbuf inspect`: every TCP and UDP socket of the host through sock_diag, with the buffer-limited
 // ones flagged. Parses options, calls src/observe/inspect.ts, prints.
 import type { Command } from 'commander';
+import { formatTable } from '../bench/table.js';
 import type { InspectedSocket } from '../observe/analyze.js';
 import { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from '../observe/inspect.js';
 import { formatHostPort } from '../policy/address.js';
@@ -9,16 +10,6 @@ import { TCP_STATES } from '../sys/constants.js';
 import { SysError } from '../sys/errors.js';
 
 const STATES = [...TCP_STATES.slice(1), 'unconnected'];
-
-function table(header: string[], rows: string[][]): string {
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i >= 5 ? c.padStart(w[i]) : c.padEnd(w[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
 
 const size = (n?: number) => (n === undefined ? '-' : formatSize(n).replace(' ', ''));
 const ep = (host: string, port: number) => formatHostPort({ host, port });
@@ -40,9 +31,15 @@ export function formatSample(s: InspectSample): string {
     r.busyMs ? `${r.sndbufLimitedPct}%` : '-',
     r.limited ? 'LIMITED' : '',
   ]);
-  const head = ['proto', 'state', 'local', 'remote', 'pid/command', 'rtt', 'cwnd', 'r/rb', 't/tb', 'drops'];
+  const right = (title: string) => ({ title, align: 'right' as const });
+  const left = (title: string) => ({ title, align: 'left' as const });
+  const head = [
+    ...['proto', 'state', 'local', 'remote', 'pid/command'].map(left),
+    ...['rtt', 'cwnd', 'r/rb', 't/tb', 'drops', 'rwnd-lim', 'sndbuf-lim'].map(right),
+    'flag',
+  ];
   const span = s.intervalSeconds === undefined ? 'since open' : `last ${s.intervalSeconds}s`;
-  const out = [table([...head, 'rwnd-lim', 'sndbuf-lim', 'flag'], rows)];
+  const out = [formatTable(head, rows)];
   out.push(
     `${s.sockets.length} sockets; limited shares of busy time ${span}; r/rb, t/tb = skmem queued/limit`,
   );

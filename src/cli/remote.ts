@@ -12,8 +12,9 @@ export function register(program: Command): void {
     .action(async (server: string, command: string[], o: { token?: string }) => {
       const ac = new AbortController();
       const stop = () => ac.abort();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      // `on`, not `once`: a signal arriving again must not fall through to the default (death)
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
       try {
         const outcome = await runRemoteEnd({
           server: parseServer(server, '<server>'),

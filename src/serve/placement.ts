@@ -1,8 +1,10 @@
 // The bench runner's `remote` placement: the receiving end runs on a `sockbuf serve` host, through
 // `sockbuf remote SERVER -- <receiver's command>` (remote-end.ts) started here in its place, and the
 // sending end runs here against the server's address. The runner itself never knows the difference.
+import type { Command } from 'commander';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { UsageError } from '../policy/units.js';
+import { parseServer } from './remote-end.js';
 
 interface SpawnSpec {
   file: string;
@@ -40,3 +42,17 @@ export function remotePlacement(server: HostPort, token?: string) {
     describe: () => ({ name: 'remote', server: formatHostPort(server) }),
   };
 }
+
+/** The bench runner's entry for `remote`: `--remote HOST[:PORT]`, the token from SOCKBUF_TOKEN. */
+export const REMOTE_PLACEMENT = {
+  options: (cmd: Command) => {
+    cmd.option('--remote <host[:port]>', 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)');
+  },
+  create: (o: Record<string, unknown>) => {
+    if (o.remote === undefined)
+      throw new UsageError(
+        '--placement remote needs the server: use --remote HOST[:PORT] (sockbuf serve there)',
+      );
+    return remotePlacement(parseServer(String(o.remote)), process.env.SOCKBUF_TOKEN);
+  },
+};

@@ -7,6 +7,7 @@
 // and reaped, so its ports are free before the next test starts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import { endSpawnSpec } from '../bench/runner.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import {
   encodeMessage,
@@ -59,13 +60,9 @@ const MAX_QUEUED_WRITE = 1 << 20;
 
 export const VERSION = '0.1.0';
 
-/** `node [--import tsx] <sockbuf entry> …args`: the sources under tsx (tests), dist/ otherwise. */
+/** `node [--import tsx] <sockbuf entry> …args`, as the bench runner starts its ends. */
 export function defaultFarEnd(args: string[]): SpawnSpec {
-  const here = new URL(import.meta.url);
-  const ts = here.pathname.endsWith('.ts');
-  const entry = new URL(`../cli/main.${ts ? 'ts' : 'js'}`, here).pathname;
-  const pre = ts ? ['--import', import.meta.resolve('tsx')] : [];
-  return { file: process.execPath, args: [...pre, entry, ...args] };
+  return endSpawnSpec({ sockbuf: args }, {});
 }
 
 class FarEnd {
@@ -110,7 +107,18 @@ class FarEnd {
         this.stderr.push(`cannot start the far end: ${err.message}`);
         resolve({ code: null, signal: null });
       });
-      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+      // 'exit' can come before the last of stdout was read: wait for the pipes too, but not for ever
+      // (a grandchild could hold them open)
+      this.child.once('exit', (code, signal) => {
+        const t = setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+        }, 2000);
+        this.child.once('close', () => {
+          clearTimeout(t);
+          resolve({ code, signal });
+        });
+      });
     });
   }
 

@@ -53,6 +53,9 @@ export interface UdpSinkResult {
   seconds: number;
   datagramsPerSecond: number;
   jsCallsPerDatagram: number;
+  /** CPU time of the whole receiving process (all threads) while it ran, and per datagram received. */
+  cpuSeconds: number;
+  cpuUsPerDatagram: number;
   rcvbuf: number;
   hostRcvbufErrors: number;
   gro: boolean;
@@ -157,6 +160,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     })();
   }
   hooks.onReady?.({ ...ready, receiver: kind });
+  const cpu0 = process.cpuUsage();
 
   // The stop rules, checked every 50 ms; interval reports on their own clock.
   const t0 = performance.now();
@@ -195,6 +199,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   });
   await close();
   await done;
+  const cpu = process.cpuUsage(cpu0);
   const s = stats();
   const rep = tracker.report();
   const seconds = first && last > first ? (last - first) / 1e6 : 0;
@@ -220,6 +225,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     seconds,
     datagramsPerSecond: seconds ? data / seconds : 0,
     jsCallsPerDatagram: s.jsCallsPerDatagram,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    cpuUsPerDatagram: data ? (cpu.user + cpu.system) / data : 0,
     rcvbuf: s.rcvbuf,
     hostRcvbufErrors: s.hostRcvbufErrors,
     gro: ready.gro,

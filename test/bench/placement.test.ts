@@ -14,7 +14,7 @@ import {
 } from '../../src/bench/placement.js';
 import { runEnds } from '../../src/bench/runner.js';
 import { ADDRESSES, LAB_ENV, type LabInfo, withLab } from '../../src/lab/lab.js';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
   assert.deepEqual(parseCpuList('0-3,6,8-9\n'), [0, 1, 2, 3, 6, 8, 9]);
@@ -44,15 +44,13 @@ test('which finds executables on PATH only', () => {
   assert.equal(which('no-such-tool-sockbuf', '/bin'), undefined);
 });
 
-test('remote refuses with exit 3 until its issue lands', async () => {
-  for (const name of ['remote'] as const) {
-    await assert.rejects(resolvePlacement(name), (e: Error) => {
-      assert.ok(e instanceof EnvironmentError);
-      assert.equal(e.exitCode, 3);
-      assert.match(e.message, new RegExp(`--placement ${name}`));
-      return true;
-    });
-  }
+test('--placement remote without --remote HOST is a usage error naming --remote', async () => {
+  await assert.rejects(
+    resolvePlacement('remote'),
+    (e: Error) => e instanceof UsageError && /--remote HOST\[:PORT\]/.test(e.message),
+  );
+  const p = await resolvePlacement('remote', { remote: '10.0.0.2' });
+  assert.deepEqual([p.name, p.host], ['remote', '10.0.0.2']);
 });
 
 test('a placement kind adds its options to bench commands and is made from the parsed options', async () => {

@@ -13,6 +13,7 @@ import {
   mergeResults,
   num,
   param,
+  pathOf,
   type ResultRow,
   type ResultsDocument,
   rowsOf,
@@ -242,51 +243,41 @@ function seed002(doc: ResultsDocument): Pair[] {
 function seed003(doc: ResultsDocument): Pair[] {
   const rows = rowsOf(doc, 'streamer');
   if (!rows.length) return [];
-  const labels = rows.map(
-    (r) =>
-      `${param(r, 'sockets') ?? '?'} socket${param(r, 'sockets') === '1' ? '' : 's'}${param(r, 'receiver') ? ` (${param(r, 'receiver')})` : ''}`,
+  const ours = grouped(
+    'streamer',
+    'Streamer: packets per batch per number of sockets',
+    rows,
+    'sockets',
+    'path',
+    (r) => num(r, 'packetsPerBatch'),
+    ['receive sockets', 'packets per batch'],
   );
-  return [
-    {
-      ours: {
-        id: 'streamer',
-        title: 'Streamer: packets per batch per number of sockets',
-        type: 'bar',
-        xTitle: 'receive sockets',
-        yTitle: 'packets per batch',
-        labels,
-        datasets: [{ label: 'packets per batch', data: rows.map((r) => clean(num(r, 'packetsPerBatch'))) }],
-        caption: rows
-          .map(
-            (r, i) =>
-              `${labels[i]}: ${cell({ label: '', get: (x) => firstNum(x, DATAGRAMS_PER_SECOND) }, r)} datagrams/s`,
-          )
-          .join(' · '),
-      },
-      seed: figure('003-batch'),
-    },
-  ];
+  ours.caption = `datagrams/s: ${rows
+    .map(
+      (r) =>
+        `${pathOf(r)} × ${param(r, 'sockets')}: ${cell({ label: '', get: (x) => firstNum(x, DATAGRAMS_PER_SECOND) }, r)}`,
+    )
+    .join(' · ')}`;
+  return [{ ours, seed: figure('003-batch') }];
 }
 
 function seed004(doc: ResultsDocument): Pair[] {
   const rows = rowsOf(doc, 'udp').filter((r) => !isFindMax(r));
   if (!rows.length) return [];
-  const receivers = [
-    ...new Set(rows.map((r) => [param(r, 'receiver'), param(r, 'sender')].filter(Boolean).join(' ← '))),
-  ];
+  const paths = [...new Set(rows.map(pathOf))];
   return [
     {
       ours: {
         id: 'udp-loss',
-        title: 'UDP loss vs send rate per receiver (loopback, 64 B)',
+        title: 'UDP loss vs send rate per receive path (loopback)',
         type: 'line',
         xTitle: 'datagrams/s sent (log)',
         yTitle: '% dropped',
         xLog: true,
-        datasets: receivers.map((name) => ({
-          label: name,
+        datasets: paths.map((path) => ({
+          label: path ?? '',
           data: rows
-            .filter((r) => [param(r, 'receiver'), param(r, 'sender')].filter(Boolean).join(' ← ') === name)
+            .filter((r) => pathOf(r) === path)
             .map((r) => ({ x: sentRate(r) ?? Number.NaN, y: droppedPct(r) ?? Number.NaN }))
             .filter((p) => p.x > 0 && Number.isFinite(p.y))
             .sort((a, b) => a.x - b.x),

@@ -176,5 +176,21 @@ export function distinct(rows: ResultRow[], key: string): string[] {
 
 /** A row of a search for the highest loss-free rate rather than a point of the ladder. */
 export function isFindMax(row: ResultRow): boolean {
-  return row.findMax === true || row.mode === 'find-max';
+  return row.findMax === true || row.mode === 'find-max' || num(row, 'maxLossFreeRate') !== undefined;
+}
+
+/** A UDP row's receive path (`dgram`, `batch`, `gso-batch`, `batch+gro`). */
+export function pathOf(row: ResultRow): string | undefined {
+  return param(row, 'path') ?? param(row, 'receiver');
+}
+
+/**
+ * The round-trip time the lab was set up with, in ms: the row's placementRttUs (the suite copies the
+ * placement's numbers into its rows), else the document's params.placement.rttUs (a single bench).
+ */
+export function labRttMs(doc: ResultsDocument, row: ResultRow | undefined): number | undefined {
+  const p = doc.params.placement;
+  const us =
+    (row && num(row, 'placementRttUs')) ?? (isObject(p) && typeof p.rttUs === 'number' ? p.rttUs : undefined);
+  return us === undefined ? undefined : us / 1000;
 }

@@ -1,6 +1,15 @@
 // Seed-style tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
-import { firstNum, isFindMax, num, param, type ResultRow, type ResultsDocument } from './results.js';
+import {
+  firstNum,
+  isFindMax,
+  labRttMs,
+  num,
+  param,
+  pathOf,
+  type ResultRow,
+  type ResultsDocument,
+} from './results.js';
 
 export interface Column {
   label: string;
@@ -115,7 +124,8 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
       n('msgs/s', ['messagesPerSecond']),
       n('rwnd-limited', ['rwndLimitedPct'], pct),
       n('sndbuf-limited', ['sndbufLimitedPct'], pct),
-      n('cwnd', ['cwnd', 'snd_cwnd']),
+      n('cwnd', ['cwndSegments', 'cwnd']),
+      n('rtt µs', ['rttUs']),
       c('wscale', (r) => param(r, 'wscale') ?? param(r, 'wscales')),
     ],
   },
@@ -153,45 +163,51 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
     },
   },
   udp: {
-    title: 'UDP loss ladder: sent, received and dropped per receiver × rate',
+    title: 'UDP loss ladder: sent, received and dropped per receive path × rate',
     seed: '004',
     columns: () => [
-      p('receiver', 'receiver'),
-      p('sender', 'sender'),
+      c('path', pathOf),
       c('rate /s', (r) => param(r, 'rate')),
       n('sent', ['sent']),
       n('received', ['received']),
-      n('dropped', ['dropped', 'lost']),
+      n('dropped', ['dropped']),
       c('% dropped', droppedPct, pct),
       n('kernel', ['kernelDrops']),
       n('userspace', ['userspaceDrops']),
       n('truncated', ['truncated']),
       n('tail lost', ['tailLost']),
+      n('sent/s', ['sentPerSecond']),
       n('pkts/batch', ['packetsPerBatch']),
+      n('JS calls/dgram', ['jsCallsPerDatagram']),
     ],
   },
   'udp-max': {
-    title: 'UDP: highest loss-free rate per receiver (find-max)',
+    title: 'UDP: highest loss-free rate per receive path (find-max)',
     seed: '004',
     columns: () => [
-      p('receiver', 'receiver'),
-      p('sender', 'sender'),
-      p('size B', 'size'),
-      n('loss-free /s', ['maxLossFreeRate', 'lossFreeRatePerSecond', 'rate']),
-      n('tolerance %', ['tolerancePct'], pct),
+      c('path', pathOf),
+      n('loss-free /s', ['maxLossFreeRate']),
+      c('kept up with sender', (r) =>
+        typeof r.keptUpWithSender === 'boolean' ? (r.keptUpWithSender ? 'yes' : 'no') : undefined,
+      ),
+      n('sender max /s', ['senderMaxRate']),
+      n('% dropped at max', ['droppedPctAtMax'], pct),
+      n('trials', ['trials']),
+      n('JS calls/dgram', ['jsCallsPerDatagram']),
+      n('tolerance', ['tolerancePct'], pct),
     ],
   },
   streamer: {
-    title: 'Streamer: datagrams/s and packets per batch per number of sockets',
+    title: 'Streamer: datagrams/s and packets per batch per receive path × sockets',
     seed: '003',
     columns: () => [
+      c('path', pathOf),
       p('sockets', 'sockets'),
-      p('flows', 'flows'),
-      p('receiver', 'receiver'),
       n('datagrams/s', DATAGRAMS_PER_SECOND),
       n('pkts/batch', ['packetsPerBatch']),
-      n('ns/packet', ['nsPerPacket', 'timePerPacketNs']),
-      n('drops', ['drops', 'kernelDrops']),
+      n('CPU µs/dgram', ['cpuUsPerDatagram']),
+      n('JS calls/dgram', ['jsCallsPerDatagram']),
+      n('% dropped', ['droppedPct'], pct),
     ],
   },
   'sysctl-sweep': {
@@ -213,17 +229,13 @@ export function tables(doc: ResultsDocument): Table[] {
   return [...groups].map(([key, rows]) => {
     const [scenario, placement] = key.split('\u0000');
     const view = VIEWS[scenario];
-    const where = placement ? ` (${placement}${rttNote(rows)})` : '';
+    const rtt = labRttMs(doc, rows[0]);
+    const where = placement ? ` (${placement}${rtt === undefined ? '' : `, rtt ${rtt} ms`})` : '';
     const columns = (view ? view.columns(rows) : genericColumns(rows)).filter((col) =>
       rows.some((r) => col.get(r) !== undefined),
     );
     return { scenario, title: (view?.title ?? scenario) + where, seed: view?.seed, columns, rows };
   });
-}
-
-function rttNote(rows: ResultRow[]): string {
-  const rtt = firstNum(rows[0], ['rttMs']) ?? (num(rows[0], 'rttUs') ?? Number.NaN) / 1000;
-  return Number.isFinite(rtt) ? `, rtt ${rtt} ms` : '';
 }
 
 /** A cell as text. */

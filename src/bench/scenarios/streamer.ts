@@ -1,0 +1,76 @@
+// `sockbuf bench streamer`: seed 003's table, after agave's bench-streamer: `flows` producer sockets
+// sending as fast as they can into 1 or N receiving sockets (SO_REUSEPORT; the kernel spreads flows by
+// hash), read in batches with a coalesce window. Per run: datagrams/s received, packets per batch,
+// receiver CPU time per datagram ("time per packet"), and drops.
+import type { Command } from 'commander';
+import { parseCount, parseDuration, parseList, parseSize } from '../../policy/units.js';
+import type { Scenario } from '../scenario.js';
+import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
+
+interface Params {
+  sockets: number[];
+  flows: number;
+  coalesce: string;
+  size: string;
+  duration: string;
+  paths: UdpPath[];
+}
+
+const scenario: Scenario<Params> = {
+  name: 'streamer',
+  description: 'agave bench-streamer: 1 vs N reuseport sockets, packets per batch, drops (seed 003)',
+  options: (cmd: Command) =>
+    cmd
+      .option('--sockets <list>', 'receiving sockets per run', '1,8')
+      .option('--flows <n>', 'producer sockets (distinct source ports)', '8')
+      .option('--coalesce <duration>', 'batch coalesce window', '1ms')
+      .option('--size <size>', 'payload bytes (agave: 1232)', '1232')
+      .option('--duration <duration>', 'per run', '5s')
+      .option('--receivers <list>', 'paths: batch, gso-batch, batch+gro', 'batch,batch+gro'),
+  params: (o) => {
+    const coalesce = String(o.coalesce);
+    parseDuration(coalesce, '--coalesce');
+    parseSize(String(o.size), '--size');
+    parseDuration(String(o.duration), '--duration');
+    const paths = parsePaths(String(o.receivers), '--receivers');
+    return {
+      sockets: parseList(String(o.sockets), '--sockets', (v, opt) => parseCount(v, opt, 1, 64)),
+      flows: parseCount(String(o.flows), '--flows', 1, 1024),
+      coalesce,
+      size: String(o.size),
+      duration: String(o.duration),
+      paths: paths.filter((p) => p !== 'dgram'),
+    };
+  },
+  points: (p) => p.paths.flatMap((path) => p.sockets.map((n) => ({ path, sockets: String(n) }))),
+  ends: (pt, p) =>
+    udpEnds(pt.path as UdpPath, {
+      rate: 'max',
+      size: p.size,
+      duration: p.duration,
+      flows: p.flows,
+      sockets: Number(pt.sockets),
+      coalesce: p.coalesce,
+    }),
+  row: (out) => {
+    const r = udpRow(out);
+    return {
+      datagramsPerSecond: r.receivedPerSecond,
+      packetsPerBatch: r.packetsPerBatch,
+      cpuUsPerDatagram: r.cpuUsPerDatagram,
+      sent: r.sent,
+      received: r.received,
+      dropped: r.dropped,
+      droppedPct: r.droppedPct,
+      kernelDrops: r.kernelDrops,
+      userspaceDrops: r.userspaceDrops,
+      jsCallsPerDatagram: r.jsCallsPerDatagram,
+      gro: r.gro,
+      gso: r.gso,
+    };
+  },
+  primary: 'datagramsPerSecond',
+  timeoutSeconds: (p) => parseDuration(p.duration, '--duration') + 30,
+};
+
+export default scenario;

@@ -1,0 +1,108 @@
+// `sockbuf bench udp`: seed 004's table (rate → sent, received, dropped, where) per path, or with
+// --find-max the highest loss-free rate per path, found by search.
+//
+// The search: one run at the sender's full speed ('max'); if its loss is within the tolerance that
+// is the answer (the receiver keeps up with the fastest sender this machine has). Otherwise bisect
+// between 0 and the rate the sender reached, --steps times; the answer is the rate the sender
+// achieved in the fastest run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
+import type { Command } from 'commander';
+import { parseCount, parseDuration, parseList, parsePercent, parseSize } from '../../policy/units.js';
+import { parseSendRate } from '../../udp/sender.js';
+import type { Row, Scenario } from '../scenario.js';
+import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
+
+interface Params {
+  paths: UdpPath[];
+  rates: string[];
+  size: string;
+  duration: string;
+  findMax: boolean;
+  tolerancePct: number;
+  steps: number;
+}
+
+const scenario: Scenario<Params> = {
+  name: 'udp',
+  description: 'UDP loss ladder per receiver path (seed 004); --find-max: highest loss-free rate',
+  options: (cmd: Command) =>
+    cmd
+      .option('--receivers <list>', 'paths: dgram, batch, gso-batch, batch+gro', 'dgram,batch,batch+gro')
+      .option(
+        '--rates <list>',
+        'datagram rates of the ladder (or bit rates), max = as fast as it can',
+        '100,1000,10000,100000,max',
+      )
+      .option('--size <size>', 'payload bytes per datagram', '64')
+      .option('--duration <duration>', 'per run (default 10s; 2s per trial with --find-max)')
+      .option('--find-max', 'search the highest loss-free rate per path instead of the ladder')
+      .option('--tolerance <pct>', 'loss a run may have and still count as loss-free (--find-max)', '0.1%')
+      .option('--steps <n>', 'bisection steps below the full-speed run (--find-max)', '6'),
+  params: (o) => {
+    const size = String(o.size);
+    const bytes = parseSize(size, '--size');
+    const rates = parseList(String(o.rates), '--rates', (v, opt) => {
+      parseSendRate(v, bytes, opt);
+      return v;
+    });
+    const findMax = Boolean(o.findMax);
+    const duration = o.duration === undefined ? (findMax ? '2s' : '10s') : String(o.duration);
+    parseDuration(duration, '--duration');
+    return {
+      paths: parsePaths(String(o.receivers), '--receivers'),
+      rates,
+      size,
+      duration,
+      findMax,
+      tolerancePct: parsePercent(String(o.tolerance), '--tolerance') * 100,
+      steps: parseCount(String(o.steps), '--steps', 1, 20),
+    };
+  },
+  points: (p) =>
+    p.findMax
+      ? p.paths.map((path) => ({ path }))
+      : p.paths.flatMap((path) => p.rates.map((rate) => ({ path, rate }))),
+  ends: (pt, p) =>
+    udpEnds(pt.path as UdpPath, { rate: pt.rate ?? 'max', size: p.size, duration: p.duration }),
+  row: (out) => udpRow(out),
+  search: async (pt, p, run) => {
+    if (!p.findMax) return udpRow(await run(scenario.ends(pt, p)));
+    const path = pt.path as UdpPath;
+    const trial = async (rate: string) =>
+      udpRow(await run(udpEnds(path, { rate, size: p.size, duration: p.duration })));
+    const ok = (r: Row) => Number(r.droppedPct) <= p.tolerancePct;
+    const top = await trial('max');
+    const senderMax = Number(top.sentPerSecond);
+    let best: Row | undefined = ok(top) ? top : undefined;
+    let trials = 1;
+    if (!best) {
+      let lo = 0;
+      let hi = senderMax;
+      for (let k = 0; k < p.steps; k++) {
+        const mid = Math.max(1, Math.round((lo + hi) / 2));
+        const r = await trial(String(mid));
+        trials++;
+        if (ok(r)) {
+          lo = mid;
+          if (!best || Number(r.sentPerSecond) > Number(best.sentPerSecond)) best = r;
+        } else hi = mid;
+      }
+    }
+    return {
+      maxLossFreeRate: best ? Number(best.sentPerSecond) : 0,
+      keptUpWithSender: best === top,
+      senderMaxRate: senderMax,
+      droppedPctAtMax: Number(top.droppedPct),
+      tolerancePct: p.tolerancePct,
+      trials,
+      jsCallsPerDatagram: best ? Number(best.jsCallsPerDatagram) : Number(top.jsCallsPerDatagram),
+      packetsPerBatch: best ? Number(best.packetsPerBatch) : Number(top.packetsPerBatch),
+      cpuUsPerDatagram: best ? Number(best.cpuUsPerDatagram) : Number(top.cpuUsPerDatagram),
+      gro: top.gro,
+      gso: top.gso,
+    };
+  },
+  primary: 'maxLossFreeRate',
+  timeoutSeconds: (p) => parseDuration(p.duration, '--duration') + 30,
+};
+
+export default scenario;

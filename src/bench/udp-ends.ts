@@ -1,0 +1,83 @@
+// The ends of the UDP benchmarks (bench udp, bench streamer): which sink and blast make each path,
+// and the result row common to both. A path names the sender and the receiver together:
+//   dgram      sendmmsg sender → node:dgram (one recvmsg and one JavaScript call per datagram)
+//   batch      sendmmsg sender → batch receiver, recvmmsg only (GRO off)
+//   gso-batch  UDP_SEGMENT sender → batch receiver without GRO (the kernel splits before the socket)
+//   batch+gro  UDP_SEGMENT sender → batch receiver with UDP_GRO
+
+import { UsageError } from '../policy/units.js';
+import { lastEvent, numberField } from './ends.js';
+import type { Ends, Row, RunOutput } from './scenario.js';
+
+export const UDP_PATHS = {
+  dgram: { receiver: 'dgram', gro: false, gso: false },
+  batch: { receiver: 'batch', gro: false, gso: false },
+  'gso-batch': { receiver: 'batch', gro: false, gso: true },
+  'batch+gro': { receiver: 'batch', gro: true, gso: true },
+} as const;
+
+export type UdpPath = keyof typeof UDP_PATHS;
+
+export function parsePaths(value: string, option: string): UdpPath[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const p of items)
+    if (!(p in UDP_PATHS))
+      throw new UsageError(
+        `invalid value for ${option}: '${p}' (expected ${Object.keys(UDP_PATHS).join(', ')})`,
+      );
+  if (!items.length) throw new UsageError(`invalid value for ${option}: '${value}' (expected a list)`);
+  return items as UdpPath[];
+}
+
+export interface UdpRunSpec {
+  rate: string;
+  size: string;
+  duration: string;
+  flows?: number;
+  sockets?: number;
+  coalesce?: string;
+}
+
+export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
+  const p = UDP_PATHS[path];
+  const sink = ['sink', 'udp', '--listen', '{host}:0', '--receiver', p.receiver, '--idle', '1s', '--json'];
+  if (p.receiver === 'batch') sink.push('--gro', p.gro ? 'on' : 'off');
+  if (s.sockets) sink.push('--sockets', String(s.sockets));
+  if (s.coalesce) sink.push('--coalesce', s.coalesce);
+  const blast = ['blast', 'udp', '--to', '{host}:{port}', '--rate', s.rate, '--size', s.size];
+  blast.push('--duration', s.duration, '--gso', p.gso ? 'on' : 'off', '--json');
+  if (s.flows) blast.push('--flows', String(s.flows));
+  return { receiver: { sockbuf: sink }, sender: { sockbuf: blast }, receiverStop: 'exit' };
+}
+
+/** The row of one run: what was sent, what came, where the rest went. */
+export function udpRow(out: RunOutput): Row {
+  const tx = lastEvent(out.sender, 'result');
+  const rx = lastEvent(out.receiver, 'result');
+  const sent = numberField(tx, 'sent');
+  const received = numberField(rx, 'received');
+  const dropped = sent - received;
+  const ppb = rx.packetsPerBatch as { mean?: number } | undefined;
+  return {
+    sent,
+    received,
+    dropped,
+    droppedPct: sent ? (100 * dropped) / sent : 0,
+    kernelDrops: numberField(rx, 'kernelDrops'),
+    userspaceDrops: numberField(rx, 'userspaceDrops'),
+    truncated: numberField(rx, 'truncated'),
+    lost: numberField(rx, 'lost'),
+    tailLost: typeof rx.tailLost === 'number' ? rx.tailLost : null,
+    sentPerSecond: numberField(tx, 'datagramsPerSecond'),
+    receivedPerSecond: sent ? received / numberField(tx, 'seconds') : 0,
+    packetsPerBatch: ppb?.mean ?? 1,
+    jsCallsPerDatagram: numberField(rx, 'jsCallsPerDatagram'),
+    cpuUsPerDatagram: numberField(rx, 'cpuUsPerDatagram'),
+    kernelDropsUnit: String(rx.kernelDropsUnit),
+    gro: rx.gro === true,
+    gso: tx.gso === true,
+  };
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { EndOutput, RunOutput } from '../../src/bench/scenario.js';
+import streamer from '../../src/bench/scenarios/streamer.js';
+import udp from '../../src/bench/scenarios/udp.js';
+import { parsePaths, udpEnds, udpRow } from '../../src/bench/udp-ends.js';
+
+const end = (lines: Record<string, unknown>[]): EndOutput => ({
+  lines,
+  code: 0,
+  signal: null,
+  stderrTail: [],
+});
+
+test('each path makes its sink and blast', () => {
+  const e = udpEnds('batch+gro', { rate: 'max', size: '64', duration: '2s', sockets: 8, flows: 4 });
+  assert.ok('sockbuf' in e.receiver && 'sockbuf' in e.sender);
+  if (!('sockbuf' in e.receiver) || !('sockbuf' in e.sender)) return;
+  assert.deepEqual(e.receiver.sockbuf.slice(0, 6), [
+    'sink',
+    'udp',
+    '--listen',
+    '{host}:0',
+    '--receiver',
+    'batch',
+  ]);
+  assert.ok(e.receiver.sockbuf.join(' ').includes('--gro on --sockets 8'));
+  assert.ok(e.sender.sockbuf.join(' ').includes('--gso on'));
+  assert.ok(e.sender.sockbuf.join(' ').includes('--flows 4'));
+  const d = udpEnds('dgram', { rate: '100', size: '64', duration: '1s' });
+  if (!('sockbuf' in d.receiver) || !('sockbuf' in d.sender)) return;
+  assert.ok(!d.receiver.sockbuf.includes('--gro'), 'the dgram sink has no GRO option');
+  assert.ok(d.sender.sockbuf.join(' ').includes('--gso off'));
+  assert.throws(() => parsePaths('batch,fast', '--receivers'), /--receivers: 'fast'/);
+});
+
+test('a row from both ends: dropped = sent − received, split by where', () => {
+  const out: RunOutput = {
+    sender: end([{ event: 'result', sent: 1000, seconds: 2, datagramsPerSecond: 500, gso: false }]),
+    receiver: end([
+      { event: 'ready', port: 1 },
+      {
+        event: 'result',
+        received: 900,
+        kernelDrops: 60,
+        userspaceDrops: 30,
+        truncated: 10,
+        lost: 100,
+        tailLost: 0,
+        packetsPerBatch: { mean: 30 },
+        jsCallsPerDatagram: 1 / 30,
+        cpuUsPerDatagram: 2,
+        kernelDropsUnit: 'datagrams',
+        gro: false,
+      },
+    ]),
+    seconds: 3,
+  };
+  const r = udpRow(out);
+  assert.equal(r.dropped, 100);
+  assert.equal(r.droppedPct, 10);
+  assert.equal(r.receivedPerSecond, 450);
+  assert.equal(Number(r.kernelDrops) + Number(r.userspaceDrops) + Number(r.truncated), r.dropped);
+});
+
+test('bench udp: a ladder of points, or one point per path with --find-max', () => {
+  const base = { receivers: 'dgram,batch', rates: '100,max', size: '64', tolerance: '0.1%', steps: '6' };
+  const ladder = udp.params(base);
+  assert.equal(ladder.duration, '10s');
+  assert.deepEqual(udp.points(ladder), [
+    { path: 'dgram', rate: '100' },
+    { path: 'dgram', rate: 'max' },
+    { path: 'batch', rate: '100' },
+    { path: 'batch', rate: 'max' },
+  ]);
+  const fm = udp.params({ ...base, findMax: true });
+  assert.equal(fm.duration, '2s');
+  assert.equal(fm.tolerancePct, 0.1);
+  assert.deepEqual(udp.points(fm), [{ path: 'dgram' }, { path: 'batch' }]);
+  assert.throws(() => udp.params({ ...base, rates: '100,soon' }), /--rates: 'soon'/);
+});
+
+test('bench streamer: sockets × paths', () => {
+  const p = streamer.params({
+    sockets: '1,8',
+    flows: '8',
+    coalesce: '1ms',
+    size: '1232',
+    duration: '5s',
+    receivers: 'batch,batch+gro',
+  });
+  assert.deepEqual(streamer.points(p), [
+    { path: 'batch', sockets: '1' },
+    { path: 'batch', sockets: '8' },
+    { path: 'batch+gro', sockets: '1' },
+    { path: 'batch+gro', sockets: '8' },
+  ]);
+});
