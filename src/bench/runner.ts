@@ -385,6 +385,7 @@ export async function runBench<P>(
     let done = 0;
     for (let r = 1; r <= opts.repeat; r++) {
       for (const [i, point] of points.entries()) {
+        if (ctl.signal.aborted) throw ctl.signal.reason;
         const name = results[i].name;
         opts.onProgress?.({ done, total, next: { point: name, repeat: r } });
         const which = `run ${r}/${opts.repeat} of point "${name}"`;

@@ -160,12 +160,16 @@ function seed004(doc: ResultsDocument): Verdict | undefined {
   const free = max
     .map((r) => ({ path: pathOf(r), rate: num(r, 'maxLossFreeRate') }))
     .filter((m): m is { path: string | undefined; rate: number } => m.rate !== undefined);
-  if (free.length) parts.push(`loss-free up to ${free.map((m) => `${m.path} ${si(m.rate)}/s`).join(', ')}`);
+  if (free.length) {
+    const say = (m: { path?: string; rate: number }) =>
+      `${m.path} ${m.rate > 0 ? `${si(m.rate)}/s` : 'none found'}`;
+    parts.push(`loss-free up to ${free.map(say).join(', ')}`);
+  }
   const rate = (p: string) => free.find((m) => m.path === p)?.rate;
   const dgram = rate('dgram');
   const ratios = ['batch', 'batch+gro']
     .map((p) => [p, rate(p)] as const)
-    .filter((x): x is readonly [string, number] => x[1] !== undefined && !!dgram)
+    .filter((x): x is readonly [string, number] => !!x[1] && !!dgram)
     .map(([p, v]) => `${p} = ${x2(v / (dgram as number))} dgram`);
   if (ratios.length) parts.push(ratios.join(', '));
   const batch = rate('batch');

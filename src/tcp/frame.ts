@@ -7,6 +7,11 @@
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/**
+ * A frame that spans reads starts in a buffer of at most this size, doubled as its bytes arrive: a
+ * peer that claims 16 MiB and sends 10 bytes costs 64 KiB, not 16 MiB (found by the fuzzer).
+ */
+const FIRST_BODY_BYTES = 64 * 1024;
 
 export class FrameError extends Error {
   readonly code = 'EFRAMETOOBIG';
@@ -35,6 +40,8 @@ export class FrameDecoder {
   private headerHave = 0;
   private body: Uint8Array | null = null;
   private bodyHave = 0;
+  /** The frame's claimed length; the body buffer grows toward it as bytes arrive, never ahead. */
+  private bodyLength = 0;
 
   constructor(
     private readonly onFrame: FrameHandler,
@@ -59,12 +66,12 @@ export class FrameDecoder {
     let off = 0;
     while (off < end) {
       if (this.body !== null) {
-        const body = this.body;
-        const n = Math.min(body.length - this.bodyHave, end - off);
+        const n = Math.min(this.bodyLength - this.bodyHave, end - off);
+        const body = this.room(this.bodyHave + n);
         body.set(chunk.subarray(off, off + n), this.bodyHave);
         this.bodyHave += n;
         off += n;
-        if (this.bodyHave < body.length) break;
+        if (this.bodyHave < this.bodyLength) break;
         this.body = null;
         this.copied++;
         if (this.emit(body) === false) return off;
@@ -82,8 +89,7 @@ export class FrameDecoder {
           off += len;
           if (this.emit(payload) === false) return off;
         } else {
-          this.body = new Uint8Array(len);
-          this.bodyHave = 0;
+          this.startBody(len);
         }
       } else {
         const len = this.check(readU32(chunk, off));
@@ -97,12 +103,27 @@ export class FrameDecoder {
           this.header.set(chunk.subarray(off - FRAME_HEADER_BYTES, off));
           this.headerHave = FRAME_HEADER_BYTES;
         } else {
-          this.body = new Uint8Array(len);
-          this.bodyHave = 0;
+          this.startBody(len);
         }
       }
     }
     return off;
+  }
+
+  private startBody(len: number): void {
+    this.bodyLength = len;
+    this.bodyHave = 0;
+    this.body = new Uint8Array(Math.min(len, FIRST_BODY_BYTES));
+  }
+
+  /** The body buffer with room for `need` bytes: doubled (at most to the claimed length) when short. */
+  private room(need: number): Uint8Array {
+    const body = this.body as Uint8Array;
+    if (need <= body.length) return body;
+    const grown = new Uint8Array(Math.min(this.bodyLength, Math.max(need, body.length * 2)));
+    grown.set(body.subarray(0, this.bodyHave));
+    this.body = grown;
+    return grown;
   }
 
   private check(len: number): number {

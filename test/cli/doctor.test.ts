@@ -4,11 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { checkResults } from '../../src/bench/report/results.js';
 import { fakeProc, GOOD, STOCK } from '../doctor/fakeproc.js';
+import { SOCKBUF_ARGV } from './argv.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const good = fakeProc(GOOD);
 const stock = fakeProc(STOCK, { rcvbufErrors: 9, readOnly: true });
 after(() => {
@@ -17,13 +16,13 @@ after(() => {
 });
 
 const doctor = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'doctor', ...args], {
+  spawnSync(process.execPath, [...SOCKBUF_ARGV, 'doctor', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
   });
 
 test('a host that holds the targets (SOCKBUF_PROC_ROOT): the table, exit 0', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'doctor'], {
+  const r = spawnSync(process.execPath, [...SOCKBUF_ARGV, 'doctor'], {
     encoding: 'utf8',
     timeout: 60_000,
     env: { ...process.env, SOCKBUF_PROC_ROOT: good },

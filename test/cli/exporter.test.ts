@@ -3,12 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+import { SOCKBUF_ARGV } from './argv.js';
 
 function start(...args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'exporter', ...args], {
+  const child = spawn(process.execPath, [...SOCKBUF_ARGV, 'exporter', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -3,14 +3,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+import { SOCKBUF_ARGV } from './argv.js';
 
 /** Runs the CLI without blocking this process's event loop (it holds the sockets being inspected). */
 function sockbuf(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, [...SOCKBUF_ARGV, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

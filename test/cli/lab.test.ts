@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { placementOf } from '../../src/cli/lab.js';
+import { SOCKBUF_ARGV } from './argv.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const root = process.getuid?.() === 0;
 
 function sockbuf(args: string[], prefix: string[] = []) {
-  const argv = [...prefix, process.execPath, '--import', 'tsx', CLI, ...args];
+  const argv = [...prefix, process.execPath, ...SOCKBUF_ARGV, ...args];
   return spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 60_000 });
 }
 

@@ -4,9 +4,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SOCKBUF_ARGV } from './argv.js';
 
 const sockbuf = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
+  spawnSync(process.execPath, [...SOCKBUF_ARGV, ...args], { encoding: 'utf8' });
 const FIXTURE = 'test/fixtures/results-quick.json';
 
 test('report prints the seed tables and verdicts, or writes the HTML page', () => {

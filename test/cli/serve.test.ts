@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ServeClient } from '../../src/serve/client.js';
+import { SOCKBUF_ARGV } from './argv.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const sockbuf = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { encoding: 'utf8', timeout: 20_000 });
+  spawnSync(process.execPath, [...SOCKBUF_ARGV, ...args], { encoding: 'utf8', timeout: 20_000 });
 
 test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
   const r = sockbuf('serve', '--max-duration', 'forever');
@@ -30,7 +29,7 @@ test('serve: a port in use is exit 3 with the reason', async () => {
 });
 
 test('serve --json: a ready line with the port; answers hello; stops on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--listen', '0', '--json'], {
+  const child = spawn(process.execPath, [...SOCKBUF_ARGV, 'serve', '--listen', '0', '--json'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

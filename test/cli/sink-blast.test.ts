@@ -2,20 +2,18 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
-import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { encodeFrame } from '../../src/tcp/frame.js';
 import { encodeHello } from '../../src/tcp/hello.js';
+import { SOCKBUF_ARGV } from './argv.js';
 
-const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.ts');
 const children = new Set<ChildProcess>();
 
 type Line = Record<string, unknown>;
 
 function sockbuf(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...SOCKBUF_ARGV, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

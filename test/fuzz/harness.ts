@@ -102,8 +102,12 @@ export function describe(input: unknown): string {
     const hex = input.subarray(0, 96).toString('hex');
     return `Buffer(${input.length}) ${hex}${input.length > 96 ? '…' : ''}`;
   }
-  const s =
-    JSON.stringify(input, (_k, v) => (Buffer.isBuffer(v) ? `<Buffer ${v.length}>` : v)) ?? String(input);
+  // Buffer.toJSON runs before the replacer: {type:'Buffer', data:[…]}
+  const short = (_k: string, v: unknown) => {
+    const b = v as { type?: unknown; data?: unknown };
+    return b && b.type === 'Buffer' && Array.isArray(b.data) ? `<Buffer ${b.data.length}>` : v;
+  };
+  const s = JSON.stringify(input, short) ?? String(input);
   return s.length > 300 ? `${s.slice(0, 300)}… (${s.length} chars)` : s;
 }
 

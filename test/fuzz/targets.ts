@@ -1,11 +1,18 @@
 // Every fuzz target, by name. A module that decodes outside input adds its targets here.
 import type { Target } from './harness.js';
+import { frameTargets } from './targets/frame.js';
 import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
 import { unitsTargets } from './targets/units.js';
 
-export const targets: Target[] = [...unitsTargets, ...protocolTargets, ...tcpinfoTargets, ...sockdiagTargets];
+export const targets: Target[] = [
+  ...unitsTargets,
+  ...protocolTargets,
+  ...tcpinfoTargets,
+  ...sockdiagTargets,
+  ...frameTargets,
+];
 
 export function targetsNamed(pattern?: string): Target[] {
   if (!pattern) return targets;

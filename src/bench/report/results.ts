@@ -2,7 +2,8 @@
 // into one, and reading a row's columns whatever shape the runner gave them (a number, or an object
 // with the median). Pure apart from loadResults, which reads files.
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import type { HostInfo } from '../../observe/proc.js';
 import { UsageError } from '../../policy/units.js';
 
@@ -47,6 +48,8 @@ export function checkResults(doc: unknown, source = 'results'): ResultsDocument 
     throw new UsageError(`${source}: schema '${schema}' is not ${SCHEMA}; this sockbuf reads ${SCHEMA}`);
   }
   if (!validator) {
+    // Loaded on first use: every sockbuf process (each bench end) imports this module, few check files.
+    const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
     const ajv = new Ajv({ allErrors: true, strict: false });
     validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
   }

@@ -1,0 +1,180 @@
+// Ends for the TCP scenarios that are not a sink/blast pair, run as `node tcp.js ROLE --key value …`
+// by the bench runner (one JSON object per line on stdout, src/bench/ends.ts):
+//   hold   --host H --reader R --conns N        accepts N connections, reads what they send, then
+//                                                measures memory per idle connection; prints result
+//   idle   --host H --port P --conns N --burst B opens N connections, writes B bytes on each, waits
+//   echo   --host H --rcvbuf X --sndbuf X        answers every frame with the same frame
+//   ping   --host H --port P --size S --inflight K --seconds T --sndbuf X --rcvbuf X
+//                                                K frames in flight; round trips/s and latency
+import net from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { connect, listen, type TcpConnection } from '../../tcp/connection.js';
+import { encodeFrame, FrameDecoder } from '../../tcp/frame.js';
+import { parseReader, sharedReadBufferBytes } from '../../tcp/reader.js';
+import { printEvent } from '../ends.js';
+
+function args(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
+  return out;
+}
+
+const buf = (v: string | undefined) => (v === undefined || v === 'auto' ? undefined : Number(v));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function gc(): void {
+  setFlagsFromString('--expose-gc');
+  const f = runInNewContext('gc') as () => void;
+  f();
+  f();
+}
+
+async function hold(a: Record<string, string>): Promise<void> {
+  const conns = Number(a.conns);
+  const spec = parseReader(a.reader);
+  const open: TcpConnection[] = [];
+  let bytes = 0;
+  gc();
+  const before = process.memoryUsage();
+  const srv = await listen({ host: a.host, port: 0, reader: spec, backlog: 4096 }, (c) => {
+    open.push(c);
+    c.onData = (chunk) => {
+      bytes += chunk.length;
+    };
+  });
+  printEvent('ready', { host: srv.host, port: srv.port });
+  const want = conns * Number(a.burst);
+  const deadline = Date.now() + 120_000;
+  while ((open.length < conns || bytes < want) && Date.now() < deadline) await sleep(50);
+  await sleep(500); // idle
+  gc();
+  const after = process.memoryUsage();
+  const readBuffer = sharedReadBufferBytes() * (spec.kind === 'adaptive' ? 1 : 0);
+  const own = open.reduce((s, c) => s + c.reader.stats().ownBufferBytes, 0);
+  const sizes = open.map((c) => c.reader.stats().sizeBytes);
+  const n = open.length;
+  printEvent('result', {
+    reader: a.reader,
+    conns: n,
+    bytes,
+    readBufferBytesPerConn: (readBuffer + own) / n,
+    sharedReadBufferBytes: readBuffer,
+    maxNextReadBytes: Math.max(...sizes),
+    rssBytesPerConn: (after.rss - before.rss) / n,
+    heapBytesPerConn: (after.heapUsed - before.heapUsed) / n,
+    arrayBuffersBytesPerConn: (after.arrayBuffers - before.arrayBuffers) / n,
+  });
+  await srv.close(true);
+  process.exit(0);
+}
+
+async function idle(a: Record<string, string>): Promise<void> {
+  const conns = Number(a.conns);
+  const burst = Buffer.alloc(Number(a.burst), 7);
+  const socks: net.Socket[] = [];
+  const batch = 200;
+  for (let i = 0; i < conns; i += batch) {
+    await Promise.all(
+      Array.from({ length: Math.min(batch, conns - i) }, async () => {
+        const s = net.connect({ host: a.host, port: Number(a.port) });
+        s.on('error', () => {});
+        await new Promise((r) => s.once('connect', r));
+        s.write(burst);
+        socks.push(s);
+      }),
+    );
+  }
+  printEvent('result', { conns: socks.length });
+  // the holder closes them once it has measured
+  await Promise.all(socks.map((s) => new Promise((r) => (s.destroyed ? r(0) : s.once('close', r)))));
+}
+
+async function echo(a: Record<string, string>): Promise<void> {
+  const srv = await listen({ host: a.host, port: 0, rcvbuf: buf(a.rcvbuf), sndbuf: buf(a.sndbuf) }, (c) => {
+    const out: Buffer[] = [];
+    const dec = new FrameDecoder((p) => {
+      out.push(encodeFrame(p));
+      return true;
+    });
+    c.onData = (chunk) => {
+      dec.push(chunk);
+      if (out.length) c.socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
+      out.length = 0;
+    };
+  });
+  printEvent('ready', { host: srv.host, port: srv.port });
+  const stop = () => srv.close(true).then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  // one client: exit when it leaves
+  srv.server.once('connection', () => setImmediate(() => [...srv.connections][0]?.closed.then(stop)));
+}
+
+async function ping(a: Record<string, string>): Promise<void> {
+  const size = Number(a.size);
+  const inflight = Number(a.inflight);
+  const seconds = Number(a.seconds);
+  const request = encodeFrame(Buffer.alloc(size, 5));
+  const sent: number[] = [];
+  const lat: number[] = [];
+  let done = false;
+  const conn = await connect({
+    host: a.host,
+    port: Number(a.port),
+    rcvbuf: buf(a.rcvbuf),
+    sndbuf: buf(a.sndbuf),
+  });
+  const end = performance.now() + seconds * 1000;
+  let head = 0;
+  const finished = new Promise<void>((resolve) => {
+    const dec = new FrameDecoder(() => {
+      const now = performance.now();
+      lat.push(now - sent[head++]);
+      if (now < end) {
+        sent.push(performance.now());
+        conn.socket.write(request);
+      } else if (head === sent.length && !done) {
+        done = true;
+        resolve();
+      }
+      return true;
+    });
+    conn.onData = (chunk) => {
+      dec.push(chunk);
+    };
+  });
+  const started = performance.now();
+  for (let i = 0; i < inflight; i++) {
+    sent.push(performance.now());
+    conn.socket.write(request);
+  }
+  await finished;
+  const secs = (performance.now() - started) / 1000;
+  conn.socket.end();
+  lat.sort((x, y) => x - y);
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] * 1000;
+  printEvent('result', {
+    roundTrips: lat.length,
+    seconds: secs,
+    roundTripsPerSecond: lat.length / secs,
+    bytesPerSecond: (lat.length * (size + 4) * 2) / secs,
+    latencyP50Us: q(0.5),
+    latencyP99Us: q(0.99),
+    latencyP999Us: q(0.999),
+  });
+  await conn.closed;
+}
+
+const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { hold, idle, echo, ping };
+const [role, ...rest] = process.argv.slice(2);
+const run = roles[role];
+if (!run) {
+  process.stderr.write(`usage: tcp.js hold|idle|echo|ping --key value …\n`);
+  process.exit(2);
+}
+run(args(rest)).catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(
+    typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : 1,
+  );
+});

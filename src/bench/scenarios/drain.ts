@@ -1,0 +1,80 @@
+// `sockbuf bench drain`: how fast one TCP stream drains through each reader (seed 002's table). The
+// sender is `blast tcp` with large frames; the receiver `sink tcp --reader R`. Compare readers with
+// --expect 'adaptive/data >= 1.3' (the ratio is printed) and find the knee of the read size here.
+import { parseList, parseSize } from '../../policy/units.js';
+import { formatReader, parseReader } from '../../tcp/reader.js';
+import { lastEvent, numberField } from '../ends.js';
+import type { Scenario } from '../scenario.js';
+
+interface Params {
+  bytes: number;
+  readers: string[];
+}
+
+export const DRAIN_READERS =
+  'data,fixed:8K,fixed:64K,fixed:128K,adaptive,adaptive:max=64K,adaptive:max=256K,adaptive:max=1M';
+
+/** A reader as a point label (--expect names: no '=' or ','): adaptive:max=64K → adaptive:max64K. */
+export function readerLabel(r: string): string {
+  return r.replace(/=/g, '').replace(/,/g, '+');
+}
+
+const scenario: Scenario<Params> = {
+  name: 'drain',
+  description: 'TCP drain rate per reader: data (baseline), fixed sizes, adaptive (seed 002)',
+  options: (cmd) =>
+    cmd
+      .option('--bytes <size>', 'bytes per run', '4GiB')
+      .option('--readers <list>', 'readers to compare (sink tcp --reader values)', DRAIN_READERS),
+  params: (o) => {
+    const bytes = parseSize(String(o.bytes), '--bytes');
+    const readers = parseList(String(o.readers), '--readers', (v, opt) => {
+      parseReader(v, opt);
+      return v;
+    });
+    return { bytes, readers };
+  },
+  points: (p) => p.readers.map((r) => ({ reader: readerLabel(r) })),
+  ends: (pt, p) => {
+    const reader = p.readers.find((r) => readerLabel(r) === pt.reader) ?? pt.reader;
+    return {
+      receiver: { sockbuf: ['sink', 'tcp', '--listen', '{host}:0', '--reader', reader, '--once', '--json'] },
+      sender: {
+        sockbuf: [
+          'blast',
+          'tcp',
+          '--to',
+          '{host}:{port}',
+          '--bytes',
+          String(p.bytes),
+          '--size',
+          '1M',
+          '--json',
+        ],
+      },
+    };
+  },
+  row: (out) => {
+    const r = lastEvent(out.receiver, 'result');
+    const conn = lastEvent(out.receiver, 'connection');
+    const reader = conn.reader as Record<string, unknown>;
+    return {
+      readerSpec: formatReader(parseReader(String(r.reader))),
+      bytesPerSecond: numberField(r, 'bytesPerSecond'),
+      bytes: numberField(r, 'bytes'),
+      seconds: numberField(r, 'seconds'),
+      reads: numberField(reader, 'reads'),
+      meanReadBytes: numberField(reader, 'meanReadBytes'),
+      finalReadBytes: numberField(reader, 'sizeBytes'),
+    };
+  },
+  primary: 'bytesPerSecond',
+  columns: [
+    { key: 'bytesPerSecond', title: 'rate' },
+    { key: 'meanReadBytes', title: 'mean read' },
+    { key: 'reads' },
+    { key: 'seconds' },
+  ],
+  timeoutSeconds: (p) => 60 + p.bytes / 50e6,
+};
+export default scenario;

@@ -1,0 +1,90 @@
+// `sockbuf bench ping`: framed request/response over one TCP connection (seed 001's remoting ping):
+// round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseCount, parseDuration, parseList, parseSize, UsageError } from '../../policy/units.js';
+import { lastEvent, numberField } from '../ends.js';
+import type { Scenario } from '../scenario.js';
+import { parsePolicy } from './tcp.js';
+
+const HERE = fileURLToPath(import.meta.url);
+const END = join(dirname(HERE), '..', 'ends', `tcp${extname(HERE)}`);
+
+interface Params {
+  policies: { label: string; rcvbuf?: number; sndbuf?: number }[];
+  sizes: number[];
+  inflight: number[];
+  seconds: number;
+}
+
+const scenario: Scenario<Params> = {
+  name: 'ping',
+  description: 'framed request/response: round trips/s and latency p50/p99/p999 (seed 001)',
+  options: (cmd) =>
+    cmd
+      .option('--sizes <list>', 'request = response payload sizes', '250,4000,16000,100000')
+      .option('--inflight <list>', 'requests in flight', '1,16')
+      .option('--policies <list>', 'auto | rcvbuf=SIZE | sndbuf=SIZE (both ends)', 'auto,rcvbuf=65535')
+      .option('--duration <duration>', 'per run', '3s'),
+  params: (o) => {
+    const seconds = parseDuration(String(o.duration), '--duration');
+    if (!(seconds > 0))
+      throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+    return {
+      policies: parseList(String(o.policies), '--policies', parsePolicy),
+      sizes: parseList(String(o.sizes), '--sizes', parseSize),
+      inflight: parseList(String(o.inflight), '--inflight', (v, opt) => parseCount(v, opt, 1, 4096)),
+      seconds,
+    };
+  },
+  points: (p) =>
+    p.policies.flatMap((pol) =>
+      p.sizes.flatMap((s) =>
+        p.inflight.map((k) => ({ policy: pol.label, size: String(s), inflight: String(k) })),
+      ),
+    ),
+  ends: (pt, p) => {
+    const pol = p.policies.find((x) => x.label === pt.policy) as Params['policies'][number];
+    const bufs = ['--rcvbuf', String(pol.rcvbuf ?? 'auto'), '--sndbuf', String(pol.sndbuf ?? 'auto')];
+    return {
+      receiver: { module: END, args: ['echo', '--host', '{host}', ...bufs] },
+      sender: {
+        module: END,
+        args: [
+          'ping',
+          '--host',
+          '{host}',
+          '--port',
+          '{port}',
+          '--size',
+          pt.size,
+          '--inflight',
+          pt.inflight,
+          '--seconds',
+          String(p.seconds),
+          ...bufs,
+        ],
+      },
+    };
+  },
+  row: (out) => {
+    const r = lastEvent(out.sender, 'result');
+    const f = (k: string) => numberField(r, k);
+    return {
+      roundTripsPerSecond: f('roundTripsPerSecond'),
+      bytesPerSecond: f('bytesPerSecond'),
+      latencyP50Us: f('latencyP50Us'),
+      latencyP99Us: f('latencyP99Us'),
+      latencyP999Us: f('latencyP999Us'),
+    };
+  },
+  primary: 'roundTripsPerSecond',
+  columns: [
+    { key: 'roundTripsPerSecond', title: 'round trips/s', format: (v) => Math.round(v).toString() },
+    { key: 'latencyP50Us', title: 'p50' },
+    { key: 'latencyP99Us', title: 'p99' },
+    { key: 'latencyP999Us', title: 'p999' },
+  ],
+  timeoutSeconds: (p) => 30 + p.seconds * 2,
+};
+export default scenario;

@@ -1,0 +1,124 @@
+// `sockbuf bench tcp`: a bulk TCP stream per buffer policy × message size — seed 000's columns: MiB/s,
+// messages/s, the sender's rwnd-limited and sndbuf-limited % mid-run, cwnd and window scales. The
+// receiver pins rcvbuf (osiris replica), the sender pins sndbuf (replica reader). Δ vs auto: --expect
+// 'rcvbuf:229376/auto >= 0.9' prints the ratio per size. Across an RTT: --placement lab.
+import { parseDuration, parseList, parseSize, UsageError } from '../../policy/units.js';
+import { lastEvent, numberField } from '../ends.js';
+import type { EndOutput, Scenario } from '../scenario.js';
+
+interface Policy {
+  label: string;
+  rcvbuf?: number;
+  sndbuf?: number;
+}
+
+interface Params {
+  policies: Policy[];
+  sizes: number[];
+  seconds: number;
+}
+
+/** `auto`, `rcvbuf=SIZE`, `sndbuf=SIZE` → a policy; its label uses ':' (labels carry no '='). */
+export function parsePolicy(v: string, option = '--policies'): Policy {
+  if (v === 'auto') return { label: 'auto' };
+  const m = /^(rcvbuf|sndbuf)=(.+)$/.exec(v);
+  if (!m)
+    throw new UsageError(`invalid value for ${option}: '${v}' (expected auto, rcvbuf=SIZE or sndbuf=SIZE)`);
+  const n = parseSize(m[2], option);
+  return { label: `${m[1]}:${n}`, [m[1]]: n };
+}
+
+/** The sender's interval lines from the middle of the run (not the slow start, not the tail). */
+export function midRun(sender: EndOutput): Record<string, unknown>[] {
+  const iv = sender.lines.filter((l) => l.event === 'interval');
+  const streams = iv.map((l) => ((l.streams as Record<string, unknown>[]) ?? [])[0]).filter(Boolean);
+  if (streams.length <= 2) return streams;
+  return streams.slice(Math.floor(streams.length / 4), Math.ceil((3 * streams.length) / 4));
+}
+
+function median(xs: number[]): number | null {
+  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+const scenario: Scenario<Params> = {
+  name: 'tcp',
+  description: 'TCP bulk throughput per buffer policy × message size, with rwnd/sndbuf-limited % (seed 000)',
+  options: (cmd) =>
+    cmd
+      .option('--policies <list>', 'auto | rcvbuf=SIZE | sndbuf=SIZE', 'auto,rcvbuf=229376,sndbuf=229376')
+      .option('--sizes <list>', 'message payload sizes', '250,4000,16000,100000')
+      .option('--duration <duration>', 'per run', '10s'),
+  params: (o) => {
+    const seconds = parseDuration(String(o.duration), '--duration');
+    if (!(seconds > 0))
+      throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+    return {
+      policies: parseList(String(o.policies), '--policies', parsePolicy),
+      sizes: parseList(String(o.sizes), '--sizes', parseSize),
+      seconds,
+    };
+  },
+  points: (p) => p.policies.flatMap((pol) => p.sizes.map((s) => ({ policy: pol.label, size: String(s) }))),
+  ends: (pt, p) => {
+    const pol = p.policies.find((x) => x.label === pt.policy) as Policy;
+    return {
+      receiver: {
+        sockbuf: [
+          'sink',
+          'tcp',
+          '--listen',
+          '{host}:0',
+          '--once',
+          '--json',
+          '--rcvbuf',
+          String(pol.rcvbuf ?? 'auto'),
+        ],
+      },
+      sender: {
+        sockbuf: [
+          'blast',
+          'tcp',
+          '--to',
+          '{host}:{port}',
+          '--json',
+          '--duration',
+          `${p.seconds}s`,
+          '--size',
+          pt.size,
+          '--sndbuf',
+          String(pol.sndbuf ?? 'auto'),
+        ],
+      },
+    };
+  },
+  row: (out, pt) => {
+    const r = lastEvent(out.receiver, 'result');
+    const bps = numberField(r, 'bytesPerSecond');
+    const mid = midRun(out.sender);
+    const num = (k: string) => median(mid.map((s) => Number(s[k])));
+    const last = mid[mid.length - 1] ?? {};
+    return {
+      bytesPerSecond: bps,
+      messagesPerSecond: bps / (Number(pt.size) + 4),
+      rwndLimitedPct: num('rwndLimitedPct'),
+      sndbufLimitedPct: num('sndbufLimitedPct'),
+      cwndSegments: num('cwndSegments'),
+      rttUs: num('rttUs'),
+      wscale: last.sndWscale === undefined ? null : `${last.sndWscale},${last.rcvWscale}`,
+      sndbufBytes: num('sndbufBytes'),
+    };
+  },
+  primary: 'bytesPerSecond',
+  columns: [
+    { key: 'bytesPerSecond', title: 'MiB/s', format: (v) => (v / 2 ** 20).toFixed(1) },
+    { key: 'messagesPerSecond', title: 'msg/s', format: (v) => Math.round(v).toString() },
+    { key: 'rwndLimitedPct', title: 'rwnd_limited' },
+    { key: 'sndbufLimitedPct', title: 'sndbuf_limited' },
+    { key: 'cwndSegments', title: 'cwnd' },
+    { key: 'rttUs', title: 'rtt' },
+  ],
+  timeoutSeconds: (p) => 60 + p.seconds * 2,
+};
+export default scenario;
