@@ -95,12 +95,12 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
     if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
       throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
-    // --remote HOST (without --placement) means the remote placement
+    // --remote HOST (without --placement) means the remote placement, also inside a lab's namespace
     const name =
-      opts.lab !== undefined || (!chosen && labFromEnv())
-        ? 'lab'
-        : opts.remote !== undefined && !chosen
-          ? 'remote'
+      opts.remote !== undefined && !chosen && opts.lab === undefined
+        ? 'remote'
+        : opts.lab !== undefined || (!chosen && labFromEnv())
+          ? 'lab'
           : (opts.placement as PlacementName);
     const placement = await resolvePlacement(name, opts);
     try {

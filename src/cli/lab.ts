@@ -44,9 +44,7 @@ function summary(info: LabInfo, m?: LabMeasurement): object {
     mtu: info.mtu,
     mode: info.mode,
     hosts: info.hosts,
-    measured: m
-      ? { rttUs: m.rttUs, minRttUs: m.minRttUs, bitsPerSecond: m.bitsPerSecond, seconds: m.seconds }
-      : null,
+    measured: m ?? null,
   };
 }
 

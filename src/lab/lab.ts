@@ -49,9 +49,11 @@ export interface LabInfo {
 }
 
 export interface LabMeasurement {
-  /** Ping-pong round trips across the lab (1-byte TCP messages), median and minimum. */
+  /** Round trips across the lab as the kernel measured them (TCP handshakes, tcp_info), median and minimum. */
   rttUs: number;
   minRttUs: number;
+  /** Ping-pong between two processes (1-byte TCP messages), median: adds the processes' wake-ups. */
+  appRttUs: number;
   /** What a short autotuned TCP transfer carried, as the receiver saw it. */
   bitsPerSecond: number;
   seconds: number;
@@ -322,13 +324,17 @@ export class Lab {
       const to = this.info.hosts.server.ipv4;
       const p = await this.exec('client', [...probe, 'ping', to, port, String(opts.pings ?? 20)]);
       if (p.code !== 0) throw new Error(`lab ping probe failed: ${p.stderr.trim()}`);
-      const samples = (JSON.parse(p.stdout) as { rttUs: number[] }).rttUs.slice(1).sort((a, b) => a - b);
+      const got0 = JSON.parse(p.stdout) as { rttUs: number[]; kernelRttUs: number[] };
+      const sorted = (xs: number[]) => xs.filter((x) => x > 0).sort((a, b) => a - b);
+      const samples = sorted(got0.kernelRttUs);
+      const app = sorted(got0.rttUs.slice(1));
       const b = await this.exec('client', [...probe, 'push', to, port, String(opts.seconds ?? 1)]);
       if (b.code !== 0) throw new Error(`lab transfer probe failed: ${b.stderr.trim()}`);
       const got = JSON.parse(b.stdout) as { bytes: number; seconds: number };
       return {
         rttUs: samples[samples.length >> 1],
         minRttUs: samples[0],
+        appRttUs: app[app.length >> 1],
         bitsPerSecond: Math.round((got.bytes * 8) / got.seconds),
         seconds: got.seconds,
       };
@@ -435,7 +441,7 @@ export function netnsArgv(info: LabInfo, host: HostName, file: string, args: str
 export function describeLab(info: LabInfo, m?: LabMeasurement): string {
   const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
   const got = m
-    ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (ping-pong median, min ${formatDuration(m.minRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
+    ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (kernel, median of handshakes; min ${formatDuration(m.minRttUs / 1e6)}; process ping-pong ${formatDuration(m.appRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
     : '';
   return `lab ${info.id}: ${asked}${got}; delay line: ${info.mode}; client ${info.hosts.client.ipv4}, server ${info.hosts.server.ipv4}`;
 }

@@ -1,8 +1,13 @@
 // The lab's self-check, run as a child process inside a lab namespace: `serve HOST PORT` answers
 // ping-pongs (first byte 'p') and swallows bulk transfers (first byte 'b', answered with a JSON
 // line of what arrived); `ping HOST PORT COUNT` and `push HOST PORT SECONDS` print one JSON line.
+// `ping` reports two round trips per sample: the kernel's (the handshake's, from tcp_info: the far
+// kernel answers a SYN without waking any process, so this is the link) and the application's
+// (a 1-byte echo between two Node processes, which adds their wake-ups on a busy host).
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { fdOf } from '../sys/socket.js';
+import { getTcpInfo } from '../sys/tcpinfo.js';
 
 function serve(host: string, port: number): void {
   const server = net.createServer((s) => {
@@ -40,6 +45,12 @@ function connect(host: string, port: number, first: string): Promise<net.Socket>
 }
 
 async function ping(host: string, port: number, count: number): Promise<void> {
+  const kernelRttUs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const c = await connect(host, port, 'p');
+    kernelRttUs.push(Number(getTcpInfo(fdOf(c)).rtt));
+    c.destroy();
+  }
   const s = await connect(host, port, 'p');
   const rttUs: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -51,7 +62,7 @@ async function ping(host: string, port: number, count: number): Promise<void> {
     rttUs.push(Math.round((performance.now() - t0) * 1000));
   }
   s.end();
-  process.stdout.write(`${JSON.stringify({ rttUs })}\n`);
+  process.stdout.write(`${JSON.stringify({ rttUs, kernelRttUs })}\n`);
 }
 
 async function push(host: string, port: number, seconds: number): Promise<void> {

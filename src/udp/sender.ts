@@ -168,6 +168,11 @@ export class UdpSender {
     return getIntOption(this.flows[0].fd, SOL_SOCKET, SO_SNDBUF);
   }
 
+  /** The flows' socket descriptors, to set further options on (the sender owns and closes them). */
+  get fds(): number[] {
+    return this.flows.map((f) => f.fd);
+  }
+
   get usingGso(): boolean {
     return this.gso;
   }
