@@ -39,6 +39,7 @@ export interface UdpRunSpec {
   flows?: number;
   sockets?: number;
   coalesce?: string;
+  rcvbuf?: string;
 }
 
 export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
@@ -47,6 +48,7 @@ export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
   if (p.receiver === 'batch') sink.push('--gro', p.gro ? 'on' : 'off');
   if (s.sockets) sink.push('--sockets', String(s.sockets));
   if (s.coalesce) sink.push('--coalesce', s.coalesce);
+  if (s.rcvbuf) sink.push('--rcvbuf', s.rcvbuf);
   const blast = ['blast', 'udp', '--to', '{host}:{port}', '--rate', s.rate, '--size', s.size];
   blast.push('--duration', s.duration, '--gso', p.gso ? 'on' : 'off', '--json');
   if (s.flows) blast.push('--flows', String(s.flows));

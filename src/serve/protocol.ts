@@ -420,15 +420,8 @@ export function requestFromArgs(args: readonly string[]): { kind: Kind; params: 
   const words: string[] = [];
   let i = 0;
   while (i < args.length && !args[i].startsWith('-')) words.push(args[i++]);
-  const echo = args.includes('--echo');
   const kind: Kind | undefined =
-    words.join(' ') === 'sink tcp'
-      ? echo
-        ? 'ping'
-        : 'tcp'
-      : words.join(' ') === 'sink udp'
-        ? 'udp'
-        : undefined;
+    words.join(' ') === 'sink tcp' ? 'tcp' : words.join(' ') === 'sink udp' ? 'udp' : undefined;
   if (!kind) refuse(`sockbuf serve runs sink tcp and sink udp far ends, not '${words.join(' ')}'`);
   const spec = KIND_SPECS[kind];
   const params: Record<string, ParamValue> = {};
@@ -442,7 +435,7 @@ export function requestFromArgs(args: readonly string[]): { kind: Kind; params: 
     if (eq >= 0) value = a.slice(eq + 1);
     else if (type === 'flag' || i + 1 >= args.length || args[i + 1].startsWith('--')) value = true;
     else value = args[++i];
-    if (SERVER_SET.has(name) || (name === 'echo' && kind === 'ping')) continue;
+    if (SERVER_SET.has(name)) continue;
     if (type === undefined) refuse(`option --${name} of the far end is not one serve passes on`);
     params[name] = value;
   }

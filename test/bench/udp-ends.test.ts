@@ -64,7 +64,14 @@ test('a row from both ends: dropped = sent − received, split by where', () => 
 });
 
 test('bench udp: a ladder of points, or one point per path with --find-max', () => {
-  const base = { receivers: 'dgram,batch', rates: '100,max', size: '64', tolerance: '0.1%', steps: '6' };
+  const base = {
+    receivers: 'dgram,batch',
+    rates: '100,max',
+    size: '64',
+    tolerance: '0.1%',
+    steps: '6',
+    rcvbuf: '8MiB',
+  };
   const ladder = udp.params(base);
   assert.equal(ladder.duration, '10s');
   assert.deepEqual(udp.points(ladder), [

@@ -136,6 +136,11 @@ test('hostile control lines are refused with a message and the server keeps serv
       ],
       ['{"v":1,"type":"test","kind":"rm -rf","token":"sesame"}', 'refused', /unknown test kind/],
       ['{"v":1,"type":"done"}', 'bad-request', /no test is running/],
+      [
+        '{"v":1,"type":"test","kind":"ping","token":"sesame"}',
+        'refused',
+        /cannot run the far end of a ping test yet/,
+      ],
     ];
     for (const [line, code, message] of cases) {
       c.send(line);

@@ -3,7 +3,7 @@
 //
 // The search: one run at the sender's full speed ('max'); if its loss is within the tolerance that
 // is the answer (the receiver keeps up with the fastest sender this machine has). Otherwise bisect
-// between 0 and the rate the sender reached, --steps times; the answer is the rate the sender
+// geometrically between 1000/s and the rate the sender reached, --steps times; the answer is the rate the sender
 // achieved in the fastest run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
 import type { Command } from 'commander';
 import { parseCount, parseDuration, parseList, parsePercent, parseSize } from '../../policy/units.js';
@@ -19,6 +19,7 @@ interface Params {
   findMax: boolean;
   tolerancePct: number;
   steps: number;
+  rcvbuf: string;
 }
 
 const scenario: Scenario<Params> = {
@@ -36,7 +37,8 @@ const scenario: Scenario<Params> = {
       .option('--duration <duration>', 'per run (default 10s; 2s per trial with --find-max)')
       .option('--find-max', 'search the highest loss-free rate per path instead of the ladder')
       .option('--tolerance <pct>', 'loss a run may have and still count as loss-free (--find-max)', '0.1%')
-      .option('--steps <n>', 'bisection steps below the full-speed run (--find-max)', '6'),
+      .option('--steps <n>', 'bisection steps below the full-speed run (--find-max)', '6')
+      .option('--rcvbuf <size>', 'receive buffer target of every sink (dgram and batch alike)', '8MiB'),
   params: (o) => {
     const size = String(o.size);
     const bytes = parseSize(size, '--size');
@@ -55,6 +57,7 @@ const scenario: Scenario<Params> = {
       findMax,
       tolerancePct: parsePercent(String(o.tolerance), '--tolerance') * 100,
       steps: parseCount(String(o.steps), '--steps', 1, 20),
+      rcvbuf: String(parseSize(String(o.rcvbuf ?? '8MiB'), '--rcvbuf')),
     };
   },
   points: (p) =>
@@ -62,23 +65,29 @@ const scenario: Scenario<Params> = {
       ? p.paths.map((path) => ({ path }))
       : p.paths.flatMap((path) => p.rates.map((rate) => ({ path, rate }))),
   ends: (pt, p) =>
-    udpEnds(pt.path as UdpPath, { rate: pt.rate ?? 'max', size: p.size, duration: p.duration }),
+    udpEnds(pt.path as UdpPath, {
+      rate: pt.rate ?? 'max',
+      size: p.size,
+      duration: p.duration,
+      rcvbuf: p.rcvbuf,
+    }),
   row: (out) => udpRow(out),
   search: async (pt, p, run) => {
     if (!p.findMax) return udpRow(await run(scenario.ends(pt, p)));
     const path = pt.path as UdpPath;
     const trial = async (rate: string) =>
-      udpRow(await run(udpEnds(path, { rate, size: p.size, duration: p.duration })));
+      udpRow(await run(udpEnds(path, { rate, size: p.size, duration: p.duration, rcvbuf: p.rcvbuf })));
     const ok = (r: Row) => Number(r.droppedPct) <= p.tolerancePct;
     const top = await trial('max');
     const senderMax = Number(top.sentPerSecond);
     let best: Row | undefined = ok(top) ? top : undefined;
     let trials = 1;
     if (!best) {
-      let lo = 0;
+      // geometric bisection between 1000/s and the sender's top: the answer may be far below it
+      let lo = Math.min(1000, senderMax / 2);
       let hi = senderMax;
       for (let k = 0; k < p.steps; k++) {
-        const mid = Math.max(1, Math.round((lo + hi) / 2));
+        const mid = Math.max(1, Math.round(Math.sqrt(lo * hi)));
         const r = await trial(String(mid));
         trials++;
         if (ok(r)) {
