@@ -1,5 +1,6 @@
 // Seed-style tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
+import { formatTable } from '../table.js';
 import {
   firstNum,
   isFindMax,
@@ -260,14 +261,10 @@ export function cell(col: Column, row: ResultRow): string {
 
 /** A table as aligned text for stdout: numbers right-aligned, text left-aligned. */
 export function textTable(t: Table): string {
-  const head = t.columns.map((col) => col.label);
+  const header = t.columns.map((col) => ({
+    title: col.label,
+    align: t.rows.some((r) => typeof col.get(r) === 'number') ? ('right' as const) : ('left' as const),
+  }));
   const body = t.rows.map((r) => t.columns.map((col) => cell(col, r)));
-  const numeric = t.columns.map((col) => t.rows.some((r) => typeof col.get(r) === 'number'));
-  const width = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((s, i) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i])))
-      .join('  ')
-      .trimEnd();
-  return [`${t.seed ? `[seed ${t.seed}] ` : ''}${t.title}`, line(head), ...body.map(line)].join('\n');
+  return `${t.seed ? `[seed ${t.seed}] ` : ''}${t.title}\n${formatTable(header, body)}`;
 }
