@@ -29,6 +29,8 @@ export interface SuiteEntry {
   lab?: string;
   /** The issue that brings the scenario, named when it is missing. */
   issue?: number;
+  /** Changes host settings (sysctls): runs only when the user said --yes. */
+  changesHost?: boolean;
 }
 
 const ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -127,6 +129,19 @@ export const SUITE: SuiteEntry[] = [
     lab: 'rtt=2ms,bandwidth=5gbit',
     issue: 6,
   },
+  {
+    id: 'sysctl-sweep',
+    title: "seed 000's rmem_max/wmem_max sweep across the lab (changes host sysctls, restored)",
+    seed: '000',
+    scenario: 'sysctl-sweep',
+    quick: ['--values', '229376,1M,4M', '--duration', '2s', '--yes'],
+    full: ['--yes'],
+    repeat: { quick: 1, full: 3 },
+    placement: 'lab',
+    lab: 'rtt=2ms,bandwidth=5gbit',
+    issue: 6,
+    changesHost: true,
+  },
 ];
 
 /** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
@@ -164,17 +179,22 @@ export function skipReason(
   e: SuiteEntry,
   builtIn: string[] = scenarioNames(),
   root = ROOT,
+  yes = false,
 ): string | undefined {
   const isPath = e.scenario.includes('/');
   if (!isPath && !builtIn.includes(e.scenario)) {
     return `scenario '${e.scenario}' is not built in yet${e.issue ? ` (issue ${e.issue})` : ''}`;
   }
   if (e.placement === 'lab' && !root) return 'the lab needs root (network namespaces, tun devices)';
+  if (e.changesHost && !yes)
+    return 'it changes host sysctls (restored afterwards): run with --yes to include it';
   return undefined;
 }
 
 export interface SuiteOptions {
   full?: boolean;
+  /** Allow entries that change host settings (restored afterwards). */
+  yes?: boolean;
   /** Entry ids to run (default all). */
   only?: string[];
   entries?: SuiteEntry[];
@@ -221,7 +241,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
   // Load what can run, so that the progress total is known before the first run.
   const plan: { e: SuiteEntry; scenario: Scenario; params: Record<string, unknown>; repeat: number }[] = [];
   for (const e of entries) {
-    const reason = skipReason(e);
+    const reason = skipReason(e, undefined, undefined, opts.yes);
     if (reason) {
       skip(e, reason);
       continue;

@@ -17,6 +17,7 @@ export function suiteCommand(): Command {
         'streamer, GSO/GRO, and seed 000 across the lab when root)',
     )
     .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
+    .option('--yes', "include what changes host sysctls (seed 000's rmem_max sweep; restored afterwards)")
     .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
     .option('--json', 'print the results document on stdout instead of the tables')
     .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
@@ -28,36 +29,46 @@ export function suiteCommand(): Command {
 
 export async function runSuiteCli(argv: string[]): Promise<void> {
   const cmd = suiteCommand();
-  cmd.action(async (opts: { full?: boolean; only?: string; json?: boolean; out: string; html: string }) => {
-    const only = opts.only ? parseList(opts.only, '--only', (v) => v) : undefined;
-    const progress = progressReporter();
-    const say = (line: string) => {
-      progress.stop();
-      process.stderr.write(`${line}\n`);
-    };
-    let doc: Awaited<ReturnType<typeof runSuite>>;
-    try {
-      doc = await runSuite({
-        full: opts.full,
-        only,
-        onEntry: (e, event, reason) => {
-          if (event !== 'start')
-            say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);
-        },
-        onProgress: (p) =>
-          progress.update({
-            ...p,
-            next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat },
-          }),
-      });
-    } finally {
-      progress.stop();
-    }
-    writeFileSync(opts.out, renderJson(doc));
-    writeFileSync(opts.html, renderHtml(doc));
-    if (opts.json) process.stdout.write(renderJson(doc));
-    else process.stdout.write(`${reportText(checkResults(doc, 'suite results'))}\n\n`);
-    process.stderr.write(`sockbuf: suite took ${doc.seconds} s; wrote ${opts.out} and ${opts.html}\n`);
-  });
+  cmd.action(
+    async (opts: {
+      full?: boolean;
+      yes?: boolean;
+      only?: string;
+      json?: boolean;
+      out: string;
+      html: string;
+    }) => {
+      const only = opts.only ? parseList(opts.only, '--only', (v) => v) : undefined;
+      const progress = progressReporter();
+      const say = (line: string) => {
+        progress.stop();
+        process.stderr.write(`${line}\n`);
+      };
+      let doc: Awaited<ReturnType<typeof runSuite>>;
+      try {
+        doc = await runSuite({
+          full: opts.full,
+          yes: opts.yes,
+          only,
+          onEntry: (e, event, reason) => {
+            if (event !== 'start')
+              say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);
+          },
+          onProgress: (p) =>
+            progress.update({
+              ...p,
+              next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat },
+            }),
+        });
+      } finally {
+        progress.stop();
+      }
+      writeFileSync(opts.out, renderJson(doc));
+      writeFileSync(opts.html, renderHtml(doc));
+      if (opts.json) process.stdout.write(renderJson(doc));
+      else process.stdout.write(`${reportText(checkResults(doc, 'suite results'))}\n\n`);
+      process.stderr.write(`sockbuf: suite took ${doc.seconds} s; wrote ${opts.out} and ${opts.html}\n`);
+    },
+  );
   await cmd.parseAsync(argv, { from: 'user' });
 }

@@ -20,6 +20,15 @@ function sum<T>(items: T[], f: (t: T) => number | undefined): number {
   return items.reduce((a, t) => a + (f(t) ?? 0), 0);
 }
 
+/** A source's stats, or undefined when it throws (closed under our feet): one bad source never fails a scrape. */
+function safe<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 function chrono(s: { tcpInfo?: TcpChrono; fd?: number }): TcpChrono | undefined {
   if (s.tcpInfo) return s.tcpInfo;
   if (s.fd === undefined) return undefined;
@@ -43,7 +52,11 @@ export function registerMetrics(registry: Registry): void {
   const registers = [registry];
   const udp = () => groups(trackedSources().filter((s): s is TrackedUdp => s.kind === 'udp'));
   const tcp = () => groups(trackedSources().filter((s): s is TrackedTcp => s.kind === 'tcp'));
-  const udpStats = () => [...udp()].map(([name, list]) => [name, list.map((s) => s.stats())] as const);
+  const udpStats = () =>
+    [...udp()].map(
+      ([name, list]) =>
+        [name, list.map((s) => safe(() => s.stats())).filter((x): x is UdpSourceStats => !!x)] as const,
+    );
 
   const udpCounter = (name: string, help: string, f: (s: UdpSourceStats) => number) =>
     new Counter({
@@ -120,9 +133,9 @@ export function registerMetrics(registry: Registry): void {
       collect() {
         this.reset();
         for (const [n, list] of tcp()) {
-          const stats = list.map((s) => {
-            const st = s.stats();
-            return { readBufferBytes: st.readBufferBytes, chrono: chrono(st) };
+          const stats = list.flatMap((s) => {
+            const st = safe(() => s.stats());
+            return st ? [{ readBufferBytes: st.readBufferBytes, chrono: chrono(st) }] : [];
           });
           const v = f(stats);
           if (v !== undefined) this.set({ name: n }, v);

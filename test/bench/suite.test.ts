@@ -25,7 +25,7 @@ test('the suite covers every seed, and each entry says the command that measures
   assert.match(entryCommand(SUITE[0]), /^sockbuf bench drain /);
 });
 
-test('skip reasons: a scenario not built in yet names its issue; the lab needs root', () => {
+test('skip reasons: a scenario not built in yet names its issue; the lab needs root; sysctls need --yes', () => {
   assert.equal(
     skipReason(entry('x', { scenario: 'nope', issue: 9 }), ['tcp']),
     "scenario 'nope' is not built in yet (issue 9)",
@@ -35,6 +35,9 @@ test('skip reasons: a scenario not built in yet names its issue; the lab needs r
     'the lab needs root (network namespaces, tun devices)',
   );
   assert.equal(skipReason(entry('x', { scenario: 'tcp' }), ['tcp'], false), undefined);
+  const sweep = entry('x', { scenario: 'tcp', changesHost: true });
+  assert.match(skipReason(sweep, ['tcp'], true) ?? '', /changes host sysctls.*--yes/);
+  assert.equal(skipReason(sweep, ['tcp'], true, true), undefined);
 });
 
 test('runSuite: runs what it can, records skips and failures with reasons, one valid document', {

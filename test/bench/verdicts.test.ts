@@ -4,7 +4,7 @@ import { loadResults } from '../../src/bench/report/results.js';
 import { SEED_FIGURES, seedValue } from '../../src/bench/seeds.js';
 import { verdicts } from '../../src/bench/verdicts.js';
 
-const [doc] = loadResults(['test/fixtures/results-quick.json']);
+const [doc] = loadResults(['test/fixtures/results-hand.json']);
 
 test('one verdict per seed, each naming the seed figure beside ours', () => {
   const v = verdicts(doc);

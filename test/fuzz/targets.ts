@@ -1,6 +1,7 @@
 // Every fuzz target, by name. A module that decodes outside input adds its targets here.
 import type { Target } from './harness.js';
 import { frameTargets } from './targets/frame.js';
+import { helloTargets } from './targets/hello.js';
 import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
@@ -12,6 +13,7 @@ export const targets: Target[] = [
   ...tcpinfoTargets,
   ...sockdiagTargets,
   ...frameTargets,
+  ...helloTargets,
 ];
 
 export function targetsNamed(pattern?: string): Target[] {

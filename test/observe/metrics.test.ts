@@ -32,6 +32,13 @@ test('registerMetrics: UDP receivers summed by name; packets per batch since the
     name: '127.0.0.1:9000',
     stats: () => ({ ...stats, kernelDrops: 4 }),
   });
+  const untrackC = trackSource({
+    kind: 'udp',
+    name: '127.0.0.1:9000',
+    stats: () => {
+      throw new Error('closed'); // a source that closed under the scrape is skipped, not fatal
+    },
+  });
   try {
     assert.deepEqual(await values(registry, 'sockbuf_udp_kernel_drops_total'), [
       { labels: { receiver: '127.0.0.1:9000' }, value: 7 },
@@ -47,6 +54,7 @@ test('registerMetrics: UDP receivers summed by name; packets per batch since the
   } finally {
     untrackA();
     untrackB();
+    untrackC();
   }
   assert.deepEqual(
     await values(registry, 'sockbuf_udp_kernel_drops_total'),

@@ -90,6 +90,12 @@ function genericColumns(rows: ResultRow[]): Column[] {
     }));
 }
 
+/** A boolean column (whether GRO/GSO was on) as on/off. */
+const onOff = (lbl: string, key: string): Column => ({
+  label: lbl,
+  get: (r) => (typeof r[key] === 'boolean' ? (r[key] ? 'on' : 'off') : undefined),
+});
+
 const c = (lbl: string, get: Column['get'], format: Column['format'] = fmtNumber): Column => ({
   label: lbl,
   get,
@@ -179,6 +185,8 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
       n('sent/s', ['sentPerSecond']),
       n('pkts/batch', ['packetsPerBatch']),
       n('JS calls/dgram', ['jsCallsPerDatagram']),
+      onOff('GSO', 'gso'),
+      onOff('GRO', 'gro'),
     ],
   },
   'udp-max': {
@@ -195,6 +203,8 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
       n('trials', ['trials']),
       n('JS calls/dgram', ['jsCallsPerDatagram']),
       n('tolerance', ['tolerancePct'], pct),
+      onOff('GSO', 'gso'),
+      onOff('GRO', 'gro'),
     ],
   },
   streamer: {
@@ -208,6 +218,8 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
       n('CPU µs/dgram', ['cpuUsPerDatagram']),
       n('JS calls/dgram', ['jsCallsPerDatagram']),
       n('% dropped', ['droppedPct'], pct),
+      onOff('GSO', 'gso'),
+      onOff('GRO', 'gro'),
     ],
   },
   'sysctl-sweep': {

@@ -8,7 +8,10 @@ import { chromium } from 'playwright-core';
 import { chartPairs, renderHtml } from '../../../src/bench/report/html.js';
 import { loadResults } from '../../../src/bench/report/results.js';
 
+// A real quick-suite run on this machine (results-quick.json) and a hand-written document with every
+// scenario and the lab (results-hand.json).
 const FIXTURE = 'test/fixtures/results-quick.json';
+const HAND = 'test/fixtures/results-hand.json';
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve('test-artifacts');
 // Runs in the page (a string: the test is compiled without DOM types): per canvas, how many pixels
@@ -28,7 +31,7 @@ test('the page is self-contained: Chart.js inlined, no script or link fetched fr
 });
 
 test('a chart is drawn for each scenario present, beside its seed figure, and none for an absent one', () => {
-  const [doc] = loadResults([FIXTURE]);
+  const [doc] = loadResults([HAND]);
   const ids = chartPairs(doc).flatMap((s) => s.pairs.map((p) => `${p.ours.id}|${p.seed.id}`));
   for (const want of [
     'tcp-lab|000-policy',

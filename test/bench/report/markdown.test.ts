@@ -5,7 +5,7 @@ import { loadResults } from '../../../src/bench/report/results.js';
 import { SUITE } from '../../../src/bench/suite.js';
 
 test('docs/seeds.md: per seed the finding, its figures, the command, our table and the verdict', () => {
-  const [doc] = loadResults(['test/fixtures/results-quick.json']);
+  const [doc] = loadResults(['test/fixtures/results-hand.json']);
   const md = seedsMarkdown(doc, SUITE);
   for (const s of ['000', '001', '002', '003', '004']) assert.match(md, new RegExp(`^## Seed ${s}: `, 'm'));
   assert.match(md, /\| auto \(the fix\) \| 561\.1 \|/);
@@ -16,7 +16,7 @@ test('docs/seeds.md: per seed the finding, its figures, the command, our table a
 });
 
 test('a seed that was not measured says why', () => {
-  const [doc] = loadResults(['test/fixtures/results-quick.json']);
+  const [doc] = loadResults(['test/fixtures/results-hand.json']);
   const md = seedsMarkdown(
     {
       ...doc,

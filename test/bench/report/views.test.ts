@@ -11,7 +11,7 @@ test('numbers for people', () => {
 });
 
 test('one table per scenario and placement, find-max apart, seed-style columns with the Δ vs auto', () => {
-  const [doc] = loadResults(['test/fixtures/results-quick.json']);
+  const [doc] = loadResults(['test/fixtures/results-hand.json']);
   const t = tables(doc);
   assert.deepEqual(
     t.map((x) => `${x.scenario}/${x.seed}`),
@@ -24,7 +24,7 @@ test('one table per scenario and placement, find-max apart, seed-style columns w
 });
 
 test('an unknown scenario gets a generic table of its parameters and unit-suffixed columns', () => {
-  const [doc] = loadResults(['test/fixtures/results-quick.json']);
+  const [doc] = loadResults(['test/fixtures/results-hand.json']);
   const t = tables({
     ...doc,
     results: [{ scenario: 'idle', reader: 'adaptive', conns: 10000, heapBytesPerConnPct: 12.5 }],
