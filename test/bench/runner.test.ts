@@ -251,3 +251,26 @@ test('setUp runs before every run of a point, tearDown once at the end, also aft
   await failure(runBench(failing, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
   assert.deepEqual(calls, ['set a', 'tear']);
 });
+
+test('a scenario with search() runs the ends as often as it needs for one row per point and repeat', async () => {
+  const counter = join(dir, 'counter-search');
+  let calls = 0;
+  const scenario: Scenario<{ k: number }> = {
+    name: 'test',
+    description: 'test',
+    params: () => ({ k: 1 }),
+    points: () => [{ variant: 'a' }],
+    ends: () => ends([], []),
+    row: () => assert.fail('row() is not used when search() is given'),
+    search: async (_pt, _p, run) => {
+      calls++;
+      const e = ends([], ['--values', '5,1,3', '--counter', counter]);
+      const a = (await run(e)).sender.lines.at(-1)?.value as number;
+      const b = (await run(e)).sender.lines.at(-1)?.value as number;
+      return { value: a + b };
+    },
+  };
+  const res = await runBench(scenario, { k: 1 }, { placement, repeat: 1, timeoutSeconds: 20 });
+  assert.equal(calls, 1);
+  assert.deepEqual(res[0].runs, [{ value: 6 }], 'two runs (values 5 and 1) made one row');
+});
