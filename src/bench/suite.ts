@@ -130,6 +130,18 @@ export const SUITE: SuiteEntry[] = [
     issue: 6,
   },
   {
+    id: 'ping-lab',
+    title: "seed 001's remoting ping across the lab at 1.61 ms RTT",
+    seed: '001',
+    scenario: 'ping',
+    quick: ['--sizes', '4000,100000', '--inflight', '1', '--duration', '1s'],
+    full: ['--sizes', '250,4000,16000,100000', '--inflight', '1'],
+    repeat: { quick: 1, full: 3 },
+    placement: 'lab',
+    lab: 'rtt=1.61ms,bandwidth=5gbit',
+    issue: 6,
+  },
+  {
     id: 'sysctl-sweep',
     title: "seed 000's rmem_max/wmem_max sweep across the lab (changes host sysctls, restored)",
     seed: '000',
