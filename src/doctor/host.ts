@@ -3,8 +3,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { procRoot, readSnmp, readSoftnetDrops, readSysctl } from '../observe/proc.js';
-import { IPPROTO_UDP, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from '../sys/constants.js';
-import { closeFd, createSocket, setIntOption } from '../sys/socket.js';
+import { probeUdpOffload } from '../sys/mmsg.js';
 import { type HostValues, SYSCTLS } from './rules.js';
 
 /**
@@ -31,32 +30,19 @@ export function procSysReadOnly(root?: string): boolean {
   }
 }
 
-/** Whether a UDP socket accepts the option (ENOPROTOOPT on kernels without it). */
-function udpOption(name: number, value: number): boolean | undefined {
-  let fd = -1;
-  try {
-    fd = createSocket('127.0.0.1', SOCK_DGRAM);
-    setIntOption(fd, IPPROTO_UDP, name, value);
-    return true;
-  } catch {
-    return fd < 0 ? undefined : false;
-  } finally {
-    if (fd >= 0) closeFd(fd);
-  }
-}
-
 export function readHostValues(root?: string): HostValues {
   const sysctls: HostValues['sysctls'] = {};
   for (const n of SYSCTLS) {
     const v = readSysctl(n, root);
     if (v && v.every(Number.isFinite)) sysctls[n] = v;
   }
+  const offload = probeUdpOffload();
   return {
     sysctls,
     udp: readSnmp(root).Udp,
     softnetDrops: readSoftnetDrops(root),
     procSysReadOnly: procSysReadOnly(root),
-    udpSegment: udpOption(UDP_SEGMENT, 1400),
-    udpGro: udpOption(UDP_GRO, 1),
+    udpSegment: offload.segment,
+    udpGro: offload.gro,
   };
 }

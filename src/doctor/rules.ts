@@ -3,6 +3,7 @@
 // in numbers, and the value that would hold the targets. Nothing here reads or writes the host.
 import { ceiling, pinnedWindow, windowFor } from '../policy/bdp.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
+import { BUFFER_SYSCTLS } from '../sys/sysctl.js';
 
 export interface HostValues {
   /** Sysctls as numbers (one, or three for tcp_rmem/tcp_wmem/udp_mem); absent ones missing. */
@@ -25,18 +26,7 @@ export interface Targets {
   udpRcvbufBytes: number;
 }
 
-export const SYSCTLS = [
-  'net.core.rmem_max',
-  'net.core.wmem_max',
-  'net.core.rmem_default',
-  'net.core.wmem_default',
-  'net.core.netdev_max_backlog',
-  'net.ipv4.tcp_rmem',
-  'net.ipv4.tcp_wmem',
-  'net.ipv4.tcp_moderate_rcvbuf',
-  'net.ipv4.tcp_window_scaling',
-  'net.ipv4.udp_mem',
-] as const;
+export const SYSCTLS = BUFFER_SYSCTLS;
 export type SysctlName = (typeof SYSCTLS)[number];
 
 /** ok: holds. low/off: a sysctl below target or a feature switched off. drops: a counter above 0.

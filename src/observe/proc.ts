@@ -4,23 +4,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
 import { join } from 'node:path';
-import { procRoot, readSysctlText } from '../sys/sysctl.js';
+import { BUFFER_SYSCTLS, procRoot, readSysctlText } from '../sys/sysctl.js';
 
-export { procRoot, readSysctl, readSysctlText } from '../sys/sysctl.js';
-
-/** The sysctls that decide socket buffers (DESIGN rule 6). */
-export const BUFFER_SYSCTLS = [
-  'net.core.rmem_max',
-  'net.core.wmem_max',
-  'net.core.rmem_default',
-  'net.core.wmem_default',
-  'net.core.netdev_max_backlog',
-  'net.ipv4.tcp_rmem',
-  'net.ipv4.tcp_wmem',
-  'net.ipv4.tcp_moderate_rcvbuf',
-  'net.ipv4.tcp_window_scaling',
-  'net.ipv4.udp_mem',
-] as const;
+export { BUFFER_SYSCTLS, procRoot, readSysctl, readSysctlText } from '../sys/sysctl.js';
 
 /** Every BUFFER_SYSCTLS value as text, for results documents. */
 export function readBufferSysctls(root?: string): Record<string, string> {

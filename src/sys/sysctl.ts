@@ -4,6 +4,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The sysctls that decide socket buffers (DESIGN rule 6): what doctor judges and results documents carry. */
+export const BUFFER_SYSCTLS = [
+  'net.core.rmem_max',
+  'net.core.wmem_max',
+  'net.core.rmem_default',
+  'net.core.wmem_default',
+  'net.core.netdev_max_backlog',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+  'net.ipv4.tcp_moderate_rcvbuf',
+  'net.ipv4.tcp_window_scaling',
+  'net.ipv4.udp_mem',
+] as const;
+
 export function procRoot(root?: string): string {
   return root ?? process.env.SOCKBUF_PROC_ROOT ?? '/proc';
 }

@@ -3,11 +3,13 @@
 // accepted sockets. Bytes reach `conn.onData` synchronously, one view per read.
 import net from 'node:net';
 import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/stats.js';
+import { trackSource } from '../observe/tracked.js';
+import { formatHostPort } from '../policy/address.js';
 import { connectPinned, listenPinned, markPinned } from '../policy/apply.js';
 import type { TcpBufferOptions, TcpBufferReport } from '../policy/buffers.js';
 import { EnvironmentError } from '../policy/units.js';
 import { SysError } from '../sys/errors.js';
-import { rewrapAccepted } from '../sys/socket.js';
+import { fdOf, rewrapAccepted } from '../sys/socket.js';
 import {
   type Consumer,
   Reader,
@@ -34,10 +36,21 @@ export class TcpConnection {
     readonly socket: net.Socket,
     readonly reader: Reader,
     readonly buffers: TcpBufferReport,
+    /** The `name` label registerMetrics gives this connection: its listener's address, or 'client'. */
+    name = 'client',
   ) {
     socket.on('error', (err) => {
       this.error ??= err;
     });
+    const untrack = trackSource({
+      kind: 'tcp',
+      name,
+      stats: () => ({
+        readBufferBytes: reader.stats().sizeBytes,
+        fd: socket.destroyed ? undefined : fdOf(socket),
+      }),
+    });
+    socket.once('close', untrack);
     // the last look at tcp_info before the socket goes: at the peer's FIN
     socket.once('end', () => this.socketStats());
     this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.error)));
@@ -156,7 +169,7 @@ export async function listen(
     buffers = await listenPinned(server, { host, port: opts.port }, opts);
   } catch (e) {
     if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code)) {
-      const where = host.includes(':') ? `[${host}]:${opts.port}` : `${host}:${opts.port}`;
+      const where = formatHostPort({ host, port: opts.port });
       const why = e.code === 'EADDRINUSE' ? 'address already in use' : e.code;
       throw new EnvironmentError(`cannot listen on ${where}: ${why} (${e.message})`);
     }
@@ -176,7 +189,7 @@ export async function listen(
     }
     reader.attach(socket);
     markPinned(socket, buffers);
-    const conn = new TcpConnection(socket, reader, buffers);
+    const conn = new TcpConnection(socket, reader, buffers, formatHostPort({ host, port }));
     tcp.connections.add(conn);
     conn.closed.then(() => tcp.connections.delete(conn));
     onConnection(conn);

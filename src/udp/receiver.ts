@@ -3,6 +3,7 @@
 // waits for a slow consumer unless onFull is 'wait': a full ring is drained into a scratch batch and
 // counted as userspace drops. Kernel drops are read per socket from SO_MEMINFO.
 import type { Worker } from 'node:worker_threads';
+import { trackSource } from '../observe/tracked.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
@@ -180,7 +181,14 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     fds.forEach((fd) => {
       this.rings.push(this.startReader(fd, o.coalesce as number));
     });
+    this.untrack = trackSource({
+      kind: 'udp',
+      name: formatHostPort({ host: this.host, port }),
+      stats: () => this.stats(),
+    });
   }
+
+  private readonly untrack: () => void;
 
   private startReader(fd: number, coalesceSeconds: number): Ring {
     const L = this.layout;
@@ -389,6 +397,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.untrack();
       this.release();
       Atomics.add(this.notify, 0, 1);
       Atomics.notify(this.notify, 0);

@@ -100,3 +100,33 @@ test('registerMetrics: TCP connections with an fd get their limited ratios from 
     server.close();
   }
 });
+
+test('registerMetrics sees the sockets sockbuf itself opens, and forgets them when they close', async () => {
+  const { createUdpReceiver } = await import('../../src/udp/receiver.js');
+  const { connect, listen } = await import('../../src/tcp/connection.js');
+  const registry = new Registry();
+  registerMetrics(registry);
+  const receiver = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false });
+  const server = await listen({ port: 0 }, () => {});
+  const client = await connect({ host: '127.0.0.1', port: server.port });
+  await new Promise((r) => setTimeout(r, 50)); // the server's accept
+  const udpName = `127.0.0.1:${receiver.port}`;
+  const rcvbuf = (await values(registry, 'sockbuf_udp_receive_buffer_bytes')).find(
+    (v) => v.labels.receiver === udpName,
+  );
+  assert.ok(rcvbuf && rcvbuf.value >= 8 << 20, 'the receiver is there with its SO_RCVBUF');
+  const conns = await values(registry, 'sockbuf_tcp_connections');
+  assert.equal(conns.find((v) => v.labels.name === 'client')?.value, 1);
+  assert.equal(conns.find((v) => v.labels.name === `127.0.0.1:${server.port}`)?.value, 1);
+  await receiver.close();
+  client.socket.destroy();
+  await client.closed;
+  await server.close(true);
+  const after = await values(registry, 'sockbuf_udp_receive_buffer_bytes');
+  assert.equal(
+    after.find((v) => v.labels.receiver === udpName),
+    undefined,
+  );
+  const connsAfter = await values(registry, 'sockbuf_tcp_connections');
+  assert.equal(connsAfter.find((v) => v.labels.name === 'client')?.value ?? 0, 0);
+});
