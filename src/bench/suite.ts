@@ -89,7 +89,7 @@ export const SUITE: SuiteEntry[] = [
     title: 'UDP highest loss-free rate per receive path, by search (seed 004)',
     seed: '004',
     scenario: 'udp',
-    quick: ['--find-max', '--receivers', 'dgram,batch', '--duration', '500ms', '--steps', '2'],
+    quick: ['--find-max', '--receivers', 'dgram,batch', '--duration', '500ms', '--steps', '4'],
     full: ['--find-max', '--receivers', 'dgram,batch,gso-batch,batch+gro'],
     repeat: { quick: 1, full: 1 },
     placement: 'local',
