@@ -72,6 +72,8 @@ test('serve across two lab hosts: bench udp --remote, and a TCP far end through 
           stdio: ['ignore', 'pipe', 'inherit'],
         },
       );
+      // listen for its exit now: it may exit while the blast below is still being awaited
+      const farExit = once(far, 'exit');
       const lines: Record<string, unknown>[] = [];
       const farRl = createInterface({ input: far.stdout as NodeJS.ReadableStream });
       const farReady = new Promise<Record<string, unknown>>((resolve) =>
@@ -91,7 +93,7 @@ test('serve across two lab hosts: bench udp --remote, and a TCP far end through 
         },
       );
       assert.equal(bl.code, 0, bl.stderr);
-      const [code] = (await once(far, 'exit')) as [number];
+      const [code] = (await farExit) as [number];
       assert.equal(code, 0);
       const result = lines.find((l) => l.event === 'result');
       assert.ok(Number(result?.bytes) >= 4 << 20, JSON.stringify(result));
