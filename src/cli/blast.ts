@@ -7,7 +7,7 @@ import {
   formatDuration,
   formatSize,
   parseCount,
-  parseDuration,
+  parsePositiveDuration,
   parseSize,
   UsageError,
 } from '../policy/units.js';
@@ -35,9 +35,8 @@ export function register(program: Command): Command {
       if (o.bytes !== undefined && o.duration !== undefined)
         throw new UsageError('invalid value for --bytes: give --bytes or --duration, not both');
       const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
-      const seconds = o.duration === undefined ? undefined : parseDuration(String(o.duration), '--duration');
-      if (seconds !== undefined && !(seconds > 0))
-        throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+      const seconds =
+        o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
       const size = parseSize(String(o.size), '--size');
       if (size > DEFAULT_MAX_FRAME_BYTES)
         throw new UsageError(
@@ -45,9 +44,7 @@ export function register(program: Command): Command {
         );
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
-      const interval = parseDuration(String(o.interval), '--interval');
-      if (!(interval > 0))
-        throw new UsageError(`invalid value for --interval: '${o.interval}' (expected more than 0)`);
+      const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const result = await runBlast(
         {

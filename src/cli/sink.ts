@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import { formatBitRate, formatDuration, formatSize, parseDuration, UsageError } from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parsePositiveDuration } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
 import { Sink } from '../tcp/sink.js';
 import { lineWriter } from './lines.js';
@@ -24,9 +24,7 @@ export function register(program: Command): Command {
       const listen = parseListen(String(o.listen), '--listen');
       const reader = parseReader(String(o.reader), '--reader');
       const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');
-      const interval = parseDuration(String(o.interval), '--interval');
-      if (!(interval > 0))
-        throw new UsageError(`invalid value for --interval: '${o.interval}' (expected more than 0)`);
+      const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const sink = await Sink.start(
         {

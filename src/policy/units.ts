@@ -117,6 +117,13 @@ export function parseDuration(value: string, option = 'duration'): number {
   return n;
 }
 
+/** parseDuration for options that must be longer than zero (--duration, --interval). */
+export function parsePositiveDuration(value: string, option: string): number {
+  const n = parseDuration(value, option);
+  if (!(n > 0)) fail(option, value, 'more than 0');
+  return n;
+}
+
 /** A fraction from `0.1%` (→ 0.001). */
 export function parsePercent(value: string, option = 'loss'): number {
   const m = new RegExp(`^${NUM}\\s*%$`).exec(value.trim());

@@ -66,3 +66,9 @@ test('bad values are UsageErrors (exit 2) naming the option and the value', () =
     });
   }
 });
+
+test('parsePositiveDuration refuses zero, naming the option', async () => {
+  const { parsePositiveDuration } = await import('../../src/policy/units.js');
+  assert.equal(parsePositiveDuration('250ms', '--interval'), 0.25);
+  assert.throws(() => parsePositiveDuration('0s', '--duration'), /--duration: '0s' \(expected more than 0\)/);
+});

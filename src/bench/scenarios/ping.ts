@@ -2,7 +2,7 @@
 // round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCount, parseDuration, parseList, parseSize, UsageError } from '../../policy/units.js';
+import { parseCount, parseList, parsePositiveDuration, parseSize } from '../../policy/units.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
 import { parsePolicy } from './tcp.js';
@@ -27,9 +27,7 @@ const scenario: Scenario<Params> = {
       .option('--policies <list>', 'auto | rcvbuf=SIZE | sndbuf=SIZE (both ends)', 'auto,rcvbuf=65535')
       .option('--duration <duration>', 'per run', '3s'),
   params: (o) => {
-    const seconds = parseDuration(String(o.duration), '--duration');
-    if (!(seconds > 0))
-      throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+    const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
       sizes: parseList(String(o.sizes), '--sizes', parseSize),

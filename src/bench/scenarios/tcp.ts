@@ -2,7 +2,7 @@
 // messages/s, the sender's rwnd-limited and sndbuf-limited % mid-run, cwnd and window scales. The
 // receiver pins rcvbuf (osiris replica), the sender pins sndbuf (replica reader). Δ vs auto: --expect
 // 'rcvbuf:229376/auto >= 0.9' prints the ratio per size. Across an RTT: --placement lab.
-import { parseDuration, parseList, parseSize, UsageError } from '../../policy/units.js';
+import { parseList, parsePositiveDuration, parseSize, UsageError } from '../../policy/units.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { EndOutput, Scenario } from '../scenario.js';
 
@@ -51,9 +51,7 @@ const scenario: Scenario<Params> = {
       .option('--sizes <list>', 'message payload sizes', '250,4000,16000,100000')
       .option('--duration <duration>', 'per run', '10s'),
   params: (o) => {
-    const seconds = parseDuration(String(o.duration), '--duration');
-    if (!(seconds > 0))
-      throw new UsageError(`invalid value for --duration: '${o.duration}' (expected more than 0)`);
+    const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
       sizes: parseList(String(o.sizes), '--sizes', parseSize),
