@@ -255,6 +255,7 @@ export class UdpSender {
     const bytes0 = this.bytes;
     const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
     let t = t0;
+    let lastSend = t0;
     while (!this.closed && !opts.signal?.aborted) {
       t = performance.now() / 1e3;
       const done = this.sent - sent0;
@@ -268,6 +269,13 @@ export class UdpSender {
         await sleep(Math.max(1, Math.min(wait * 1e3, (end - t) * 1e3)));
         continue;
       }
+      // With GSO, send whole super-datagrams: wait (≤ 1 ms) until a full one is due, or the receiver
+      // gets a GRO message per few datagrams and GRO buys nothing.
+      if (due < this.segs && due < limit - done && t - lastSend < 1e-3) {
+        await yieldNow();
+        continue;
+      }
+      lastSend = t;
       const sliceEnd = t + 0.002;
       let stalled = false;
       while (due > 0) {

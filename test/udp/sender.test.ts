@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../src/policy/units.js';
+import { SOCK_DGRAM } from '../../src/sys/constants.js';
+import { bindFd, closeFd, createSocket, localEndpoint } from '../../src/sys/socket.js';
 import { createUdpReceiver } from '../../src/udp/receiver.js';
 import { createUdpSender, parseSendRate } from '../../src/udp/sender.js';
 import { consume, until } from './helpers.js';
@@ -57,5 +59,23 @@ test('sending to a port nobody listens on counts the refusals as send errors', a
     assert.ok(res.sendErrorsByCode.ECONNREFUSED > 0);
   } finally {
     s.close();
+  }
+});
+
+test('a paced GSO send goes out in whole super-datagrams, not a few datagrams per send', async () => {
+  // a socket nobody reads (the kernel drops what does not fit): the sender has the event loop alone
+  const fd = createSocket('127.0.0.1', SOCK_DGRAM);
+  bindFd(fd, { host: '127.0.0.1', port: 0 });
+  const port = localEndpoint(fd)?.port;
+  const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '200k', gso: true });
+  try {
+    assert.equal(s.usingGso, true);
+    const res = await s.run({ count: 64_000, duration: 10 });
+    assert.equal(res.sent, 64_000);
+    // 64 datagrams per send when whole; pacing alone sent what was due every few microseconds
+    assert.ok(res.sendCalls * 32 <= res.sent, JSON.stringify(res));
+  } finally {
+    s.close();
+    closeFd(fd);
   }
 });
