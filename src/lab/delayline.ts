@@ -2,8 +2,8 @@
 // serialised at the rate cap, and maybe lost) and written to the other tun device. GSO super-packets
 // pass through with their virtio_net_hdr untouched, so the kernels at both ends see 64 KiB TSO/GRO
 // packets whatever the MTU. The packet moving runs in worker threads (one per direction by default).
-import { Worker } from 'node:worker_threads';
 import type { TunDevice } from '../sys/tun.js';
+import { spawnWorker } from '../sys/worker.js';
 import { type DirectionSpec, STAT } from './delayline-worker.js';
 import { defaultLimitBytes, type LinkParams } from './link.js';
 
@@ -45,15 +45,6 @@ function ringBytes(link: LinkParams): number {
   return Math.max(8 << 20, Math.ceil(link.limitBytes + ((rate / 8) * link.delayMs) / 1000) + (1 << 20));
 }
 
-function spawnWorker(data: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./delayline-worker.js', import.meta.url), { workerData: data });
-  // Under tsx (tests) the worker is TypeScript too, and Node 20 does not pass tsx's hooks to threads.
-  const url = new URL('./delayline-worker.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(url)}); })`;
-  return new Worker(boot, { eval: true, workerData: data });
-}
-
 export async function startDelayLine(
   client: TunDevice,
   server: TunDevice,
@@ -78,7 +69,9 @@ export async function startDelayLine(
   const stop = new SharedArrayBuffer(4);
   const threads = opts.threads ?? 2;
   const groups = threads === 1 ? [[fwd, rev]] : [[fwd], [rev]];
-  const workers = groups.map((dirs) => spawnWorker({ dirs, stop }));
+  const workers = groups.map((dirs) =>
+    spawnWorker(new URL('./delayline-worker', import.meta.url), { workerData: { dirs, stop } }),
+  );
   const failures: Error[] = [];
   const done = workers.map(
     (w) =>

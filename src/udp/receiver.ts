@@ -13,6 +13,7 @@ import { SysError } from '../sys/errors.js';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
 import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
+import { spawnWorker } from '../sys/worker.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
 import { groAvailable } from './offload.js';
@@ -28,7 +29,6 @@ import {
   ringLayout,
   used,
 } from './ring.js';
-import { spawnWorker } from './spawn.js';
 
 export interface UdpReceiverOptions {
   /** `[HOST:]PORT` or { host, port }; port 0 picks one (see `port`). */
@@ -213,7 +213,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       notify: this.notify.buffer as SharedArrayBuffer,
       counters: sab(COUNTER.SIZE * 8),
     };
-    const worker = spawnWorker('reader-worker', { workerData: d });
+    const worker = spawnWorker(new URL('./reader-worker', import.meta.url), { workerData: d });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (m: { error?: string }) => {
       if (m.error) process.emitWarning(`sockbuf: UDP reader stopped: ${m.error}`);
