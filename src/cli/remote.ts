@@ -5,7 +5,9 @@ import { parseServer, runRemoteEnd } from '../serve/remote-end.js';
 export function register(program: Command): void {
   program
     .command('remote')
-    .description('run a far end (sink tcp|udp) on a sockbuf serve host; its JSON lines are printed here')
+    .description(
+      'run a far end (sink tcp [--echo], sink udp) on a sockbuf serve host; its JSON lines are printed here',
+    )
     .argument('<server>', 'HOST[:PORT] of sockbuf serve (port 5209 by default)')
     .argument('<command...>', 'the far end after --, e.g. -- sink tcp --reader adaptive')
     .option('--token <token>', 'the token serve was started with (or SOCKBUF_TOKEN)')

@@ -2,7 +2,13 @@
 import type { Command } from 'commander';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import { formatBitRate, formatDuration, formatSize, parsePositiveDuration } from '../policy/units.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parsePositiveDuration,
+  UsageError,
+} from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
 import { Sink } from '../tcp/sink.js';
 import { lineWriter } from './lines.js';
@@ -16,6 +22,8 @@ export function register(program: Command): Command {
     .option('--listen <[host:]port>', 'where to listen', '5201')
     .option('--reader <reader>', 'adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data', 'adaptive')
     .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
+    .option('--sndbuf <auto|size>', 'send buffer (what --echo and reverse tests send through)', 'auto')
+    .option('--echo', 'answer every frame with the same frame (the far end of bench ping; no hello)')
     .option('--once', 'exit after the first test (all streams of one blast) has ended')
     .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
     .option('--interval <duration>', 'report every', '1s')
@@ -24,6 +32,8 @@ export function register(program: Command): Command {
       const listen = parseListen(String(o.listen), '--listen');
       const reader = parseReader(String(o.reader), '--reader');
       const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');
+      const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
+      if (o.echo && o.verify) throw new UsageError('--echo and --verify cannot be combined');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const sink = await Sink.start(
@@ -32,6 +42,8 @@ export function register(program: Command): Command {
           port: listen.port,
           reader,
           rcvbuf,
+          sndbuf,
+          echo: Boolean(o.echo),
           verify: Boolean(o.verify),
           once: Boolean(o.once),
           intervalSeconds: interval,

@@ -25,7 +25,9 @@ export function remotePlacement(server: HostPort, token?: string) {
       if (role === 'sender') return spec;
       const i = entryIndex(spec.args);
       if (i < 0)
-        throw new UsageError('--remote runs only sockbuf ends (sink tcp|udp) on the serve host, not modules');
+        throw new UsageError(
+          '--remote runs only sockbuf ends (sink tcp [--echo], sink udp) on the serve host, not modules',
+        );
       const env = token === undefined ? spec.env : { ...spec.env, SOCKBUF_TOKEN: token };
       return {
         file: spec.file,

@@ -133,10 +133,23 @@ const TCP_TEST: Record<string, ParamType> = {
   inflight: 'count',
 };
 
+/** ping's far end is `sink tcp --echo`: no --verify; its --sndbuf carries the answers. */
+const PING_FAR: Record<string, ParamType> = {
+  reader: 'word',
+  rcvbuf: 'buffer',
+  sndbuf: 'buffer',
+  interval: 'interval',
+};
+
 export const KIND_SPECS: Record<Kind, KindSpec> = {
   tcp: { far: TCP_FAR, test: TCP_TEST, maxMessage: 64 << 20 },
   drain: { far: TCP_FAR, test: TCP_TEST, maxMessage: 64 << 20 },
-  ping: { far: TCP_FAR, test: TCP_TEST, maxMessage: 16 << 20 },
+  // 16 MiB: the largest frame the echo end decodes (src/tcp/frame.ts)
+  ping: {
+    far: PING_FAR,
+    test: { duration: 'duration', size: 'size', inflight: 'count' },
+    maxMessage: 16 << 20,
+  },
   udp: {
     far: {
       receiver: 'word',
@@ -409,20 +422,27 @@ export function parseReply(line: string): Reply {
 // ---- from an end's command line to a request ---------------------------------------------------
 
 /** Options the server sets on the far end itself; dropped from a command line turned into a request. */
-const SERVER_SET = new Set(['listen', 'json', 'once']);
+const SERVER_SET = new Set(['listen', 'json', 'once', 'echo']);
 
 /**
  * Turns a far end's sockbuf command line (`sink tcp --listen H:0 --reader adaptive --json`) into the
- * kind and parameters of a test request. Throws ProtocolError('refused') for a command serve cannot
+ * kind and parameters of a test request (`sink tcp --echo …` is a ping test's far end). Throws ProtocolError('refused') for a command serve cannot
  * run. `--name=value` and `--name value` both work; flags are the parameters of type 'flag'.
  */
 export function requestFromArgs(args: readonly string[]): { kind: Kind; params: Record<string, ParamValue> } {
   const words: string[] = [];
   let i = 0;
   while (i < args.length && !args[i].startsWith('-')) words.push(args[i++]);
+  const echo = args.slice(i).some((a) => a === '--echo' || a.startsWith('--echo='));
   const kind: Kind | undefined =
-    words.join(' ') === 'sink tcp' ? 'tcp' : words.join(' ') === 'sink udp' ? 'udp' : undefined;
-  if (!kind) refuse(`sockbuf serve runs sink tcp and sink udp far ends, not '${words.join(' ')}'`);
+    words.join(' ') === 'sink tcp'
+      ? echo
+        ? 'ping'
+        : 'tcp'
+      : words.join(' ') === 'sink udp'
+        ? 'udp'
+        : undefined;
+  if (!kind) refuse(`sockbuf serve runs sink tcp [--echo] and sink udp far ends, not '${words.join(' ')}'`);
   const spec = KIND_SPECS[kind];
   const params: Record<string, ParamValue> = {};
   for (; i < args.length; i++) {

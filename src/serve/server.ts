@@ -44,13 +44,11 @@ export interface ServeOptions extends Limits {
   log?: (line: string) => void;
 }
 
-/**
- * The far end's command for each kind; the server adds `--listen` and `--json`. `ping`'s far end (the
- * echo end of bench ping) is a module, not a sockbuf command, so serve does not run it yet.
- */
-export const FAR_END: Partial<Record<Kind, string[]>> = {
+/** The far end's command for each kind; the server adds `--listen` and `--json`. */
+export const FAR_END: Record<Kind, string[]> = {
   tcp: ['sink', 'tcp', '--once'],
   drain: ['sink', 'tcp', '--once'],
+  ping: ['sink', 'tcp', '--echo', '--once'],
   udp: ['sink', 'udp'],
 };
 
@@ -198,7 +196,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
   async function runTest(s: Session, req: TestRequest): Promise<void> {
     const host = plainAddress(s.socket.localAddress);
     const args = [
-      ...(FAR_END[req.kind] as string[]),
+      ...FAR_END[req.kind],
       ...farArgs(req),
       '--listen',
       formatHostPort({ host, port: 0 }),
@@ -334,10 +332,6 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     }
     if (running) {
       refuse(s, new ProtocolError('busy', 'busy, try again: another test is running'));
-      return;
-    }
-    if (!FAR_END[req.kind]) {
-      refuse(s, new ProtocolError('refused', `serve cannot run the far end of a ${req.kind} test yet`));
       return;
     }
     runTest(s, req).catch((err) => {

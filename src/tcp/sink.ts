@@ -1,12 +1,13 @@
 // The receiving side of a TCP test, `sockbuf sink tcp`: accepts, reads every connection through its
 // reader, and reports per connection. Each connection starts with blast's hello (src/tcp/hello.ts);
 // after it the bytes are counted, and with `verify` decoded as frames and checked against the pattern.
-// A hello asking for reverse makes the sink send the pattern instead.
+// A hello asking for reverse makes the sink send the pattern instead. With `echo` (the far end of
+// bench ping) there is no hello: every frame read is written back as it is.
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from './connection.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from './frame.js';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './frame.js';
 import { HELLO_MAX_BYTES, type Hello, parseHello } from './hello.js';
 import { PatternSource, PatternVerifier } from './pattern.js';
 import { formatReader, type ReaderSpec } from './reader.js';
@@ -17,7 +18,10 @@ export interface SinkOptions {
   port: number;
   reader: ReaderSpec;
   rcvbuf?: BufferSize;
+  sndbuf?: BufferSize;
   verify: boolean;
+  /** Answer every frame with the same frame (no hello); `frames` counts them. */
+  echo?: boolean;
   /** Stop after the first test's connections (all streams of one blast) have ended. */
   once: boolean;
   intervalSeconds: number;
@@ -30,6 +34,8 @@ interface Conn {
   hello?: Hello;
   verifier?: PatternVerifier;
   decoder?: FrameDecoder;
+  /** Frames echoed (echo only). */
+  echoed?: number;
   sent: number;
   lastBytes: number;
   lastReads: number;
@@ -64,7 +70,7 @@ export class Sink {
   static async start(opts: SinkOptions, emit: Emit): Promise<Sink> {
     let sink: Sink | undefined;
     const server = await listen(
-      { host: opts.host, port: opts.port, reader: opts.reader, rcvbuf: opts.rcvbuf },
+      { host: opts.host, port: opts.port, reader: opts.reader, rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf },
       (conn) => sink?.accept(conn),
     );
     sink = new Sink(server, opts, emit);
@@ -80,6 +86,11 @@ export class Sink {
     const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0 };
     conn.sample(); // the first interval's limited % counts from here
     this.conns.add(c);
+    conn.closed.then(() => this.close(c));
+    if (this.opts.echo) {
+      this.echo(c);
+      return;
+    }
     const hello = new FrameDecoder((payload) => {
       c.hello = parseHello(payload);
       return false;
@@ -88,7 +99,34 @@ export class Sink {
       const used = hello.push(chunk);
       if (c.hello) this.begin(c, chunk.subarray(used));
     };
-    conn.closed.then(() => this.close(c));
+  }
+
+  /** Writes every frame back; stops reading while the peer does not read its answers. */
+  private echo(c: Conn): void {
+    const socket = c.conn.socket;
+    const out: Buffer[] = [];
+    let paused = false;
+    c.echoed = 0;
+    c.decoder = new FrameDecoder((p) => {
+      out.push(encodeFrame(p));
+      return true;
+    }, this.opts.maxFrame ?? DEFAULT_MAX_FRAME_BYTES);
+    c.conn.onData = (chunk) => {
+      (c.decoder as FrameDecoder).push(chunk);
+      if (out.length === 0) return;
+      const answer = out.length === 1 ? out[0] : Buffer.concat(out);
+      c.echoed = (c.echoed as number) + out.length;
+      c.sent += answer.length;
+      out.length = 0;
+      if (!socket.write(answer) && !paused) {
+        paused = true;
+        socket.pause();
+        socket.once('drain', () => {
+          paused = false;
+          socket.resume();
+        });
+      }
+    };
   }
 
   /** After the hello: count, verify, or (reverse) send. */
@@ -164,7 +202,7 @@ export class Sink {
     const r = st.reader;
     let error = c.conn.error?.message;
     if (!error && c.decoder?.partial) error = 'the stream ended in the middle of a frame';
-    if (!error && !c.hello) error = 'the connection closed before a hello';
+    if (!error && !c.hello && !this.opts.echo) error = 'the connection closed before a hello';
     const line: Record<string, unknown> = {
       conn: c.id,
       test: c.hello?.test,
@@ -177,13 +215,14 @@ export class Sink {
       reads: r.reads,
       meanReadBytes: r.meanReadBytes,
       ...(c.verifier ? { frames: c.verifier.frames, mismatches: c.verifier.mismatches } : {}),
+      ...(c.echoed !== undefined ? { frames: c.echoed } : {}),
       ...(error ? { error } : {}),
       ...st,
     };
     this.totals.connections++;
     this.totals.bytes += r.bytes;
     this.totals.sentBytes += c.sent;
-    this.totals.frames += c.verifier?.frames ?? 0;
+    this.totals.frames += c.verifier?.frames ?? c.echoed ?? 0;
     this.totals.mismatches += c.verifier?.mismatches ?? 0;
     if (error) this.totals.errors++;
     this.emit('connection', line);
@@ -219,6 +258,7 @@ export class Sink {
       seconds,
       bytesPerSecond: seconds > 0 ? (t.bytes + t.sentBytes) / seconds : 0,
       ...(this.opts.verify ? { frames: t.frames, mismatches: t.mismatches } : {}),
+      ...(this.opts.echo ? { frames: t.frames } : {}),
       errors: t.errors,
     });
   }

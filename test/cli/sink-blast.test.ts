@@ -197,3 +197,73 @@ test('bad peers: a 4 GiB length prefix, a reset mid-frame, one byte a second; th
   assert.equal(result.connections, 3);
   assert.equal(result.errors, 3);
 });
+
+test('sink --echo (bench ping far end): frames answered as sent; a peer that never reads stalls it, bounded', {
+  timeout: 60_000,
+}, async () => {
+  assert.equal(
+    await sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--echo', '--verify']).exited,
+    2,
+    '--echo with --verify is bad usage',
+  );
+  const echo = sockbuf([
+    'sink',
+    'tcp',
+    '--listen',
+    '127.0.0.1:0',
+    '--echo',
+    '--once',
+    '--rcvbuf',
+    '64K',
+    '--sndbuf',
+    '64K',
+    '--interval',
+    '200ms',
+    '--json',
+  ]);
+  const s = await peer(Number((await echo.ready).port));
+  const chunks: Buffer[] = [];
+  let got = 0;
+  s.on('data', (d: Buffer) => {
+    chunks.push(d);
+    got += d.length;
+  });
+  // a frame cut across two writes, then two in one write
+  const a = encodeFrame(Buffer.alloc(5000, 1));
+  s.write(a.subarray(0, 3));
+  await new Promise((r) => setTimeout(r, 50));
+  s.write(Buffer.concat([a.subarray(3), encodeFrame(Buffer.from('hi')), encodeFrame(Buffer.alloc(0))]));
+  const small = a.length + 6 + 4;
+  while (got < small) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(
+    Buffer.concat(chunks),
+    Buffer.concat([a, encodeFrame(Buffer.from('hi')), encodeFrame(Buffer.alloc(0))]),
+  );
+  // 32 MiB of frames while this side reads nothing: the echo stops reading too, instead of queueing
+  s.pause();
+  const frame = encodeFrame(Buffer.alloc(4000, 2));
+  const flood = Buffer.concat(Array.from({ length: 8192 }, () => frame));
+  s.write(flood);
+  const readByEcho = () =>
+    of(echo.lines, 'interval').reduce((sum, l) => sum + (l.bytes as number), 0) - small;
+  // stalled: five interval lines in a row with nothing read (at most 15 s)
+  for (let i = 0; i < 75; i++) {
+    const iv = of(echo.lines, 'interval');
+    if (iv.length >= 5 && iv.slice(-5).every((l) => l.bytes === 0)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(
+    readByEcho() < 8 << 20,
+    `the echo read ${readByEcho()} B of 32 MiB while its answers were not read`,
+  );
+  // read again: every frame comes back, then the echo ends with the connection (--once)
+  s.resume();
+  while (got < small + flood.length) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(got, small + flood.length);
+  s.end();
+  assert.equal(await echo.exited, 0, echo.stderr());
+  const result = of(echo.lines, 'result')[0];
+  assert.equal(result.frames, 3 + 8192);
+  assert.equal(result.sentBytes, small + flood.length);
+  assert.equal(result.errors, 0);
+});

@@ -1,5 +1,6 @@
 // Two hosts with their own addresses: sockbuf serve in a lab's server namespace, the client side in
-// its client namespace. A UDP bench with --remote, and a TCP far end through `sockbuf remote`.
+// its client namespace. Every bench scenario serve has a far end for (udp, ping, tcp, drain) with
+// --remote, one short run each, and a TCP far end through `sockbuf remote`.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -11,7 +12,7 @@ const skip = process.getuid?.() !== 0 && 'needs root (the lab: network namespace
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const sockbuf = (...args: string[]) => [process.execPath, '--import', 'tsx', MAIN, ...args];
 
-test('serve across two lab hosts: bench udp --remote, and a TCP far end through sockbuf remote', {
+test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP far end through sockbuf remote', {
   skip,
   timeout: 240_000,
 }, async () => {
@@ -30,39 +31,62 @@ test('serve across two lab hosts: bench udp --remote, and a TCP far end through 
         if (o.event === 'ready') resolve(o);
       }),
     );
-    try {
-      assert.equal((await ready).host, server);
-      // a whole bench from the client host, its receiver on the server host
+    /** One bench from the client host, its receiver on the server host: the one row, checked as remote. */
+    const bench = async (...args: string[]) => {
       const b = await lab.exec(
         'client',
-        sockbuf(
-          'bench',
-          'udp',
-          '--remote',
-          server,
-          '--receivers',
-          'batch',
-          '--rates',
-          '2000',
-          '--duration',
-          '1s',
-          '--repeat',
-          '1',
-          '--json',
-        ),
-        { timeoutMs: 120_000 },
+        sockbuf('bench', ...args, '--remote', server, '--repeat', '1', '--json'),
+        {
+          timeoutMs: 120_000,
+        },
       );
-      assert.equal(b.code, 0, b.stderr);
+      assert.equal(b.code, 0, `bench ${args[0]}: ${b.stderr}`);
       const doc = JSON.parse(b.stdout);
       assert.deepEqual(doc.params.placement, { name: 'remote', server: `${server}:5209` });
+      assert.equal(doc.results.length, 1);
       const row = doc.results[0];
-      const received = Number(row.received?.median ?? row.received);
-      assert.ok(received > 0, JSON.stringify(row));
+      return (key: string) => {
+        const v = Number(row[key]?.median ?? row[key]);
+        assert.ok(Number.isFinite(v), `bench ${args[0]}: ${key} in ${JSON.stringify(row)}`);
+        return v;
+      };
+    };
+    /** The far ends serve started, as its log names them. */
+    const farEnds = () =>
+      log.filter((l) => /far end: sockbuf /.test(String(l.message))).map((l) => String(l.message));
+    try {
+      assert.equal((await ready).host, server);
+      const udp = await bench('udp', '--receivers', 'batch', '--rates', '2000', '--duration', '1s');
+      assert.ok(udp('received') > 0);
       // the server saw the client host's address
       assert.ok(
         log.some((l) => String(l.message).includes(client)),
         JSON.stringify(log),
       );
+      // ping: the echo end on the server host; every round trip crosses the lab's 1 ms
+      const ping = await bench(
+        'ping',
+        '--sizes',
+        '250',
+        '--inflight',
+        '1',
+        '--policies',
+        'auto',
+        '--duration',
+        '500ms',
+      );
+      assert.ok(ping('roundTripsPerSecond') > 0);
+      assert.ok(ping('latencyP50Us') >= 900, `p50 ${ping('latencyP50Us')} µs across a 1 ms lab`);
+      assert.match(farEnds().at(-1) ?? '', /sink tcp --echo --once --rcvbuf auto --sndbuf auto/);
+      // tcp: sink on the server host, blast here
+      const tcp = await bench('tcp', '--sizes', '4000', '--policies', 'auto', '--duration', '1s');
+      assert.ok(tcp('bytesPerSecond') > 0);
+      assert.ok(tcp('rttUs') >= 900, `blast's rtt ${tcp('rttUs')} µs across a 1 ms lab`);
+      // drain: a fixed byte count through one reader on the server host
+      const drain = await bench('drain', '--bytes', '4MiB', '--readers', 'adaptive');
+      assert.ok(drain('bytes') >= 4 << 20);
+      assert.ok(drain('reads') > 0);
+      assert.equal(farEnds().length, 4, farEnds().join('\n'));
 
       // TCP: the far end (sink tcp) on the server host, blast on the client host
       const far = lab.spawn(

@@ -175,10 +175,53 @@ test('requestFromArgs: a far end command line becomes a request the server accep
   assert.deepEqual(u, { kind: 'udp', params: { rcvbuf: '8MiB', idle: '1s' } });
   const parsed = parseRequest(JSON.stringify({ v: 1, type: 'test', ...u }), limits);
   assert.equal(parsed.type, 'test');
-  assert.throws(() => requestFromArgs(['blast', 'tcp', '--to', 'x']), /runs sink tcp and sink udp/);
+  assert.throws(
+    () => requestFromArgs(['blast', 'tcp', '--to', 'x']),
+    /runs sink tcp \[--echo\] and sink udp/,
+  );
   assert.throws(
     () => requestFromArgs(['sink', 'tcp', '--exec', 'x']),
     /--exec of the far end is not one serve passes on/,
+  );
+});
+
+test('ping: sink tcp --echo is its far end; its own parameters, capped; no --verify', () => {
+  const p = requestFromArgs([
+    'sink',
+    'tcp',
+    '--echo',
+    '--once',
+    '--listen',
+    '{host}:0',
+    '--json',
+    '--rcvbuf',
+    '65535',
+    '--sndbuf',
+    'auto',
+  ]);
+  assert.deepEqual(p, { kind: 'ping', params: { rcvbuf: '65535', sndbuf: 'auto' } });
+  const r = parseRequest(JSON.stringify({ v: 1, type: 'test', ...p }), limits);
+  assert.equal(r.type, 'test');
+  if (r.type === 'test') assert.deepEqual(farArgs(r), ['--rcvbuf', '65535', '--sndbuf', 'auto']);
+  refusedWith(
+    req({ type: 'test', kind: 'ping', params: { size: '32MiB' } }),
+    'refused',
+    /size: '32MiB' is more than this server allows \(16777216 bytes\)/,
+  );
+  refusedWith(
+    req({ type: 'test', kind: 'ping', params: { verify: true } }),
+    'refused',
+    /unknown parameter "verify" for a ping test/,
+  );
+  refusedWith(req({ type: 'test', kind: 'ping', params: { sndbuf: '2GiB' } }), 'refused', /sndbuf/);
+  refusedWith(
+    req({ type: 'test', kind: 'tcp', params: { echo: true } }),
+    'refused',
+    /unknown parameter "echo"/,
+  );
+  assert.throws(
+    () => requestFromArgs(['sink', 'tcp', '--echo', '--bytes', '1GiB']),
+    /--bytes of the far end is not one serve passes on/,
   );
 });
 

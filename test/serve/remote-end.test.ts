@@ -106,7 +106,7 @@ test('remote: a far end serve cannot run is a usage error (exit 2); no server is
     },
   );
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /runs sink tcp and sink udp far ends, not 'blast tcp'/);
+  assert.match(bad.stderr, /runs sink tcp \[--echo\] and sink udp far ends, not 'blast tcp'/);
   const none = spawnSync(
     process.execPath,
     ['--import', 'tsx', MAIN, 'remote', '127.0.0.1:1', '--', 'sink', 'tcp'],

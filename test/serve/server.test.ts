@@ -68,7 +68,7 @@ async function rawConnection(port: number) {
   };
 }
 
-test('a test end to end: hello, ready with a port, the far end drains, results come back', async () => {
+test('a test end to end: hello, ready with a port, the far end drains, results come back; then a ping', async () => {
   const srv = await serve();
   try {
     const c = await ServeClient.connect(srv.address);
@@ -87,6 +87,11 @@ test('a test end to end: hello, ready with a port, the far end drains, results c
     const again = await c.startTest('tcp', {});
     await blast(again.port, 10);
     assert.equal(((await c.result()).lines.at(-1) as { bytes: number }).bytes, 10);
+    // a ping test: its far end is sink tcp --echo, with ping's own far-end options only
+    const ping = await c.startTest('ping', { sndbuf: '64K', size: '16MiB', inflight: 16 });
+    await blast(ping.port, 3);
+    const echo = (await c.result()).lines.at(-1) as { argv: string[] };
+    assert.deepEqual(echo.argv.slice(0, 6), ['sink', 'tcp', '--echo', '--once', '--sndbuf', '64K']);
     c.close();
   } finally {
     await srv.close();
@@ -137,9 +142,9 @@ test('hostile control lines are refused with a message and the server keeps serv
       ['{"v":1,"type":"test","kind":"rm -rf","token":"sesame"}', 'refused', /unknown test kind/],
       ['{"v":1,"type":"done"}', 'bad-request', /no test is running/],
       [
-        '{"v":1,"type":"test","kind":"ping","token":"sesame"}',
+        '{"v":1,"type":"test","kind":"ping","token":"sesame","params":{"size":"1GiB"}}',
         'refused',
-        /cannot run the far end of a ping test yet/,
+        /size: '1GiB' is more than this server allows \(16777216 bytes\)/,
       ],
     ];
     for (const [line, code, message] of cases) {

@@ -3,9 +3,9 @@
 //   hold   --host H --reader R --conns N        accepts N connections, reads what they send, then
 //                                                measures memory per idle connection; prints result
 //   idle   --host H --port P --conns N --burst B opens N connections, writes B bytes on each, waits
-//   echo   --host H --rcvbuf X --sndbuf X        answers every frame with the same frame
 //   ping   --host H --port P --size S --inflight K --seconds T --sndbuf X --rcvbuf X
 //                                                K frames in flight; round trips/s and latency
+// (ping's far end is `sockbuf sink tcp --echo`, so that `bench ping --remote` can run it on a serve host)
 import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -90,26 +90,6 @@ async function idle(a: Record<string, string>): Promise<void> {
   await Promise.all(socks.map((s) => new Promise((r) => (s.destroyed ? r(0) : s.once('close', r)))));
 }
 
-async function echo(a: Record<string, string>): Promise<void> {
-  const srv = await listen({ host: a.host, port: 0, rcvbuf: buf(a.rcvbuf), sndbuf: buf(a.sndbuf) }, (c) => {
-    const out: Buffer[] = [];
-    const dec = new FrameDecoder((p) => {
-      out.push(encodeFrame(p));
-      return true;
-    });
-    c.onData = (chunk) => {
-      dec.push(chunk);
-      if (out.length) c.socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
-      out.length = 0;
-    };
-  });
-  printEvent('ready', { host: srv.host, port: srv.port });
-  const stop = () => srv.close(true).then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  // one client: exit when it leaves
-  srv.server.once('connection', () => setImmediate(() => [...srv.connections][0]?.closed.then(stop)));
-}
-
 async function ping(a: Record<string, string>): Promise<void> {
   const size = Number(a.size);
   const inflight = Number(a.inflight);
@@ -165,11 +145,11 @@ async function ping(a: Record<string, string>): Promise<void> {
   await conn.closed;
 }
 
-const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { hold, idle, echo, ping };
+const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { hold, idle, ping };
 const [role, ...rest] = process.argv.slice(2);
 const run = roles[role];
 if (!run) {
-  process.stderr.write(`usage: tcp.js hold|idle|echo|ping --key value …\n`);
+  process.stderr.write(`usage: tcp.js hold|idle|ping --key value …\n`);
   process.exit(2);
 }
 run(args(rest)).catch((e: unknown) => {

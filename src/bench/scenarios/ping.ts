@@ -45,7 +45,8 @@ const scenario: Scenario<Params> = {
     const pol = p.policies.find((x) => x.label === pt.policy) as Params['policies'][number];
     const bufs = ['--rcvbuf', String(pol.rcvbuf ?? 'auto'), '--sndbuf', String(pol.sndbuf ?? 'auto')];
     return {
-      receiver: { module: END, args: ['echo', '--host', '{host}', ...bufs] },
+      // a sockbuf command, not a module: `--remote` runs it on a sockbuf serve host
+      receiver: { sockbuf: ['sink', 'tcp', '--echo', '--once', '--listen', '{host}:0', '--json', ...bufs] },
       sender: {
         module: END,
         args: [
