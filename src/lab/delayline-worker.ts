@@ -3,7 +3,7 @@
 // nanosecond timeout and a 1 ns timer slack (JavaScript timers tick in milliseconds).
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { fn } from '../sys/libc.js';
+import { fn, setThreadNice, setTimerSlack } from '../sys/libc.js';
 import { VNET_HDR_LEN } from '../sys/tun.js';
 import { LinkClock, type LinkParams, PacketRing, superPacketLoss } from './link.js';
 
@@ -41,8 +41,6 @@ export const STAT = {
 /** Largest packet a tun hands over: a 64 KiB GSO packet plus its virtio_net_hdr, with room to spare. */
 const MAX_PACKET = 65536 + VNET_HDR_LEN + 256;
 const POLLIN = 1;
-const PR_SET_TIMERSLACK = 29;
-const PRIO_PROCESS = 0;
 /**
  * The nice value of a delay-line thread. A link does not wait for CPU; on a busy host a thread that
  * does stretches the round-trip time and starves TCP small queues, so it asks for a little priority
@@ -54,8 +52,8 @@ function run(spec: WorkerSpec): void {
   const read = fn('read');
   const write = fn('write');
   const ppoll = fn('ppoll');
-  fn('prctl')(PR_SET_TIMERSLACK, 1, 0, 0, 0);
-  fn('setpriority')(PRIO_PROCESS, fn('gettid')(), spec.nice ?? DELAY_LINE_NICE);
+  setTimerSlack(1);
+  setThreadNice(spec.nice ?? DELAY_LINE_NICE);
   const stop = new Int32Array(spec.stop);
   const dirs = spec.dirs.map((d) => ({
     ...d,

@@ -101,3 +101,21 @@ export function callAsync(name: keyof typeof PROTOTYPES, ...args: unknown[]): Pr
 export function addressOf(buf: Buffer | Uint8Array): bigint {
   return koffi().address(buf) as bigint;
 }
+
+const PR_SET_TIMERSLACK = 29;
+
+/**
+ * The calling thread's timer slack (prctl PR_SET_TIMERSLACK): how late the kernel may end its sleeps
+ * to batch wake-ups (50 µs by default). Threads that sleep for tens of microseconds set it lower.
+ */
+export function setTimerSlack(ns: number): void {
+  fn('prctl')(PR_SET_TIMERSLACK, ns, 0, 0, 0);
+}
+
+/**
+ * The calling thread's nice value (setpriority on its tid): lower takes the CPU first when threads
+ * compete. Below 0 needs CAP_SYS_NICE; returns false when refused (best effort).
+ */
+export function setThreadNice(nice: number): boolean {
+  return fn('setpriority')(0, fn('gettid')(), nice) === 0;
+}

@@ -42,11 +42,16 @@ export class MsgVec {
   readonly names: Buffer | undefined;
   readonly control: Buffer | undefined;
   readonly controlBytes: number;
+  /** hdr as 32-bit words: every field the receive path reads or resets sits on a 4-byte boundary. */
+  private readonly u32: Uint32Array;
+  private readonly i32: Int32Array;
   private readonly keep: (Buffer | Uint8Array)[] = [];
 
   constructor(o: MsgVecOptions) {
     this.count = o.count;
     this.hdr = Buffer.alloc(o.count * MMSGHDR_SIZE);
+    this.u32 = new Uint32Array(this.hdr.buffer, this.hdr.byteOffset, this.hdr.length >> 2);
+    this.i32 = new Int32Array(this.hdr.buffer, this.hdr.byteOffset, this.hdr.length >> 2);
     this.iov = Buffer.alloc(o.count * IOVEC_SIZE);
     this.names = o.names;
     this.controlBytes = o.controlBytes ?? 0;
@@ -79,32 +84,32 @@ export class MsgVec {
 
   /** Resets the in/out fields the kernel rewrites (name length, control length, flags) before a receive. */
   prepare(from: number, n: number): void {
-    const hdr = this.hdr;
+    const w = this.u32;
+    const nameLen = this.names ? NAME_SIZE : 0;
     for (let i = from; i < from + n; i++) {
-      const h = i * MMSGHDR_SIZE;
-      hdr.writeUInt32LE(this.names ? NAME_SIZE : 0, h + OFF_NAMELEN);
-      hdr.writeUInt32LE(this.controlBytes, h + OFF_CONTROLLEN);
-      hdr.writeInt32LE(0, h + OFF_FLAGS);
-      hdr.writeUInt32LE(0, h + OFF_MSGLEN);
+      const h = (i * MMSGHDR_SIZE) >> 2;
+      w[h + (OFF_NAMELEN >> 2)] = nameLen;
+      w[h + (OFF_CONTROLLEN >> 2)] = this.controlBytes;
+      w[h + (OFF_FLAGS >> 2)] = 0;
+      w[h + (OFF_MSGLEN >> 2)] = 0;
     }
   }
 
   /** msg_len: bytes received (or sent) for entry i. */
   msgLen(i: number): number {
-    return this.hdr.readUInt32LE(i * MMSGHDR_SIZE + OFF_MSGLEN);
+    return this.u32[(i * MMSGHDR_SIZE + OFF_MSGLEN) >> 2];
   }
 
   /** msg_flags of entry i after a receive (MSG_TRUNC, MSG_CTRUNC …). */
   msgFlags(i: number): number {
-    return this.hdr.readInt32LE(i * MMSGHDR_SIZE + OFF_FLAGS);
+    return this.i32[(i * MMSGHDR_SIZE + OFF_FLAGS) >> 2];
   }
 
   /** The UDP_GRO segment size the kernel attached to entry i, or 0 when the message is one datagram. */
   groSegmentSize(i: number): number {
     const c = this.control;
     if (!c) return 0;
-    const h = i * MMSGHDR_SIZE;
-    const used = this.hdr.readUInt32LE(h + OFF_CONTROLLEN);
+    const used = this.u32[(i * MMSGHDR_SIZE + OFF_CONTROLLEN) >> 2];
     return findIntCmsg(c, i * this.controlBytes, used, IPPROTO_UDP, UDP_GRO) ?? 0;
   }
 }
@@ -149,12 +154,22 @@ export class ReadableWaiter {
   }
   /** Waits up to `ns` nanoseconds; true when the fd is readable (or has an error to report). */
   wait(ns: number): boolean {
-    const sec = Math.floor(ns / 1e9);
-    this.ts.writeBigInt64LE(BigInt(sec), 0);
-    this.ts.writeBigInt64LE(BigInt(Math.floor(ns - sec * 1e9)), 8);
+    this.setTimeout(ns);
     this.pfd.writeInt16LE(0, 6);
     const r = fn('ppoll')(this.pfd, 1, this.ts, null);
     return r > 0;
+  }
+
+  /** Sleeps `ns` nanoseconds whatever arrives (ppoll on no fd), so that datagrams can pile up. */
+  nap(ns: number): void {
+    this.setTimeout(ns);
+    fn('ppoll')(null, 0, this.ts, null);
+  }
+
+  private setTimeout(ns: number): void {
+    const sec = Math.floor(ns / 1e9);
+    this.ts.writeBigInt64LE(BigInt(sec), 0);
+    this.ts.writeBigInt64LE(BigInt(Math.floor(ns - sec * 1e9)), 8);
   }
 }
 

@@ -103,3 +103,50 @@ test('bench streamer: sockets × paths', () => {
     { path: 'batch+gro', sockets: '8' },
   ]);
 });
+
+/** The two ends' last lines for a receiver that keeps up to `capacity`/s and loses the excess. */
+function modelRun(capacity: number, senderTop: number) {
+  return async (ends: ReturnType<typeof udpEnds>): Promise<RunOutput> => {
+    if (!('sockbuf' in ends.sender)) throw new Error('a sockbuf sender');
+    const asked = ends.sender.sockbuf[ends.sender.sockbuf.indexOf('--rate') + 1];
+    const rate = asked === 'max' ? senderTop : Math.min(Number(asked), senderTop);
+    const sent = Math.round(rate * 2);
+    const received = rate <= capacity ? sent : Math.round(capacity * 2);
+    const rx = { event: 'result', received, kernelDrops: sent - received, userspaceDrops: 0, truncated: 0 };
+    return {
+      sender: end([{ event: 'result', sent, seconds: 2, datagramsPerSecond: rate, gso: false }]),
+      receiver: end([
+        { ...rx, lost: sent - received, jsCallsPerDatagram: 1, cpuUsPerDatagram: 1, gro: false },
+      ]),
+      seconds: 2,
+    };
+  };
+}
+
+test('bench udp --find-max: the search lands within a few per cent below the receiver’s capacity', async () => {
+  const p = udp.params({
+    receivers: 'batch',
+    rates: 'max',
+    size: '64',
+    tolerance: '0.1%',
+    steps: '6',
+    rcvbuf: '8MiB',
+    findMax: true,
+  });
+  const search = udp.search;
+  assert.ok(search);
+  for (const [capacity, top] of [
+    [111_000, 300_000],
+    [250_000, 340_000],
+    [2_600_000, 13_000_000],
+  ]) {
+    const row = await search({ path: 'batch' }, p, modelRun(capacity, top));
+    const found = Number(row.maxLossFreeRate);
+    assert.ok(found <= capacity && found >= capacity * 0.95, `${found} for a capacity of ${capacity}`);
+    assert.equal(row.keptUpWithSender, false);
+  }
+  const kept = await search({ path: 'batch' }, p, modelRun(400_000, 300_000));
+  assert.equal(kept.maxLossFreeRate, 300_000);
+  assert.equal(kept.keptUpWithSender, true);
+  assert.equal(kept.trials, 1);
+});

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fn, setThreadNice, setTimerSlack } from '../../src/sys/libc.js';
+
+const PR_GET_TIMERSLACK = 30;
+
+/** The nice value of the calling thread, from /proc (field 19 of stat, after the command name). */
+function threadNice(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+test('setTimerSlack sets the calling thread’s timer slack', () => {
+  const before = fn('prctl')(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  try {
+    setTimerSlack(12345);
+    assert.equal(fn('prctl')(PR_GET_TIMERSLACK, 0, 0, 0, 0), 12345);
+  } finally {
+    setTimerSlack(before);
+  }
+});
+
+test('setThreadNice changes only the calling thread’s nice value', (t) => {
+  const before = threadNice();
+  try {
+    assert.equal(setThreadNice(before + 3), true);
+    assert.equal(threadNice(), before + 3);
+    if (process.getuid?.() !== 0) return t.skip('lowering it again needs root');
+  } finally {
+    setThreadNice(before);
+  }
+  assert.equal(threadNice(), before);
+});
