@@ -142,6 +142,7 @@ export function labPlacement(
       lossPct: info.loss * 100,
       mtu: info.mtu,
       mode: info.mode,
+      congestion: info.congestion ?? null,
       measured: measured ?? null,
     }),
     close,

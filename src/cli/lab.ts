@@ -7,6 +7,7 @@ import {
   cleanStale,
   describeLab,
   type HostName,
+  heldLabs,
   Lab,
   type LabInfo,
   type LabMeasurement,
@@ -31,6 +32,11 @@ function labOptions(cmd: Command): Command {
     .option('--loss <percent>', 'random loss each way', LAB_DEFAULTS.loss)
     .option('--mtu <bytes>', 'MTU of the lab link', LAB_DEFAULTS.mtu)
     .option('--threads <n>', 'delay-line threads: 2 (one per direction) or 1')
+    .option(
+      '--congestion <name>',
+      "TCP congestion control across the lab (host: the kernel's default)",
+      LAB_DEFAULTS.congestion,
+    )
     .option('--no-measure', 'skip the self-check (ping-pong RTT and a 1 s transfer)');
 }
 
@@ -43,6 +49,7 @@ function summary(info: LabInfo, m?: LabMeasurement): object {
     lossPct: info.loss * 100,
     mtu: info.mtu,
     mode: info.mode,
+    congestion: info.congestion ?? null,
     hosts: info.hosts,
     measured: m ?? null,
   };
@@ -69,7 +76,7 @@ export function placementOf(argv: string[]): HostName | 'root' {
 }
 
 function pickLab(id: string | undefined): LabInfo {
-  const live = listLabs().filter((l) => l.alive && l.info);
+  const live = heldLabs();
   const chosen = id ? live.filter((l) => l.id === id) : live;
   if (!chosen.length)
     throw new EnvironmentError(id ? `no live lab with id ${id}` : 'no lab is up (sockbuf lab up)');
@@ -132,6 +139,8 @@ export function register(program: Command): void {
         flags.loss ?? '0%',
         '--mtu',
         flags.mtu ?? '1500',
+        '--congestion',
+        flags.congestion ?? LAB_DEFAULTS.congestion,
       ];
       if (flags.bandwidth) args.push('--bandwidth', flags.bandwidth);
       if (flags.threads) args.push('--threads', flags.threads);
@@ -169,7 +178,7 @@ export function register(program: Command): void {
   lab.command('hold', { hidden: true }).action(async (_o: unknown, cmd: Command) => {
     const flags = cmd.optsWithGlobals() as LabFlags;
     try {
-      const l = await Lab.create(parseLabSpec(flags));
+      const l = await Lab.create({ ...parseLabSpec(flags), held: true });
       const measured = flags.measure === false ? undefined : await l.measure();
       process.stdout.write(`${JSON.stringify({ info: l.info, measured })}\n`);
       await new Promise(() => {}); // signals end it; the lab's handlers clean up
@@ -206,9 +215,8 @@ export function register(program: Command): void {
       assertRoot();
       const removed = cleanStale();
       if (!flags.stale) {
-        const holders = listLabs().filter(
-          (l) => l.alive && l.info && l.pid !== process.pid && (!flags.id || l.id === flags.id),
-        );
+        // only labs made by lab up: a lab another process made for itself (a test, lab -- CMD) is its own
+        const holders = heldLabs().filter((l) => l.pid !== process.pid && (!flags.id || l.id === flags.id));
         for (const l of holders) process.kill(l.pid, 'SIGTERM');
         const until = Date.now() + 5000;
         while (Date.now() < until && listLabs().some((l) => holders.some((h) => h.pid === l.pid))) {

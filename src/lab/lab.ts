@@ -7,8 +7,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError, formatBitRate, formatDuration } from '../policy/units.js';
+import { readSysctlText } from '../sys/sysctl.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
+import { HOST_CONGESTION } from './spec.js';
 import { restoreStaleSysctls } from './sysctls.js';
 
 export const LAB_PREFIX = 'sbl-';
@@ -27,6 +29,14 @@ export interface LabOptions {
   mtu?: number;
   /** Delay-line threads: 2 = one per direction (default), 1 = one for both. */
   threads?: 1 | 2;
+  /**
+   * TCP congestion control of both hosts, set on their routes to each other (`ip route … congctl`, so
+   * every TCP connection across the lab uses it, whatever program made it): default 'cubic';
+   * 'host' keeps the kernel's default.
+   */
+  congestion?: string;
+  /** Made by `sockbuf lab up` (a hold process): only such labs are what lab down / lab exec / the lab placement pick. */
+  held?: boolean;
 }
 
 export interface LabHost {
@@ -46,6 +56,11 @@ export interface LabInfo {
   mtu: number;
   mode: string;
   hosts: Record<HostName, LabHost>;
+  /** The TCP congestion control across the lab (absent in labs made before it was recorded). */
+  congestion?: string;
+  /** 'lab': set on the lab's routes; 'host': the kernel's default, left alone. */
+  congestionFrom?: 'lab' | 'host';
+  held?: boolean;
 }
 
 export interface LabMeasurement {
@@ -75,6 +90,36 @@ export function assertRoot(): void {
     throw new EnvironmentError('the lab needs root (network namespaces, tun devices): run as root');
   }
   if (!existsSync('/dev/net/tun')) throw new EnvironmentError('the lab needs /dev/net/tun (CONFIG_TUN)');
+}
+
+/**
+ * `ip` argv that give a lab host its route to the peer with a congestion control: the same routes the
+ * peer addresses made (proto kernel), replaced with `congctl NAME`. Per namespace, so nothing changes
+ * on the host (net.ipv4.tcp_congestion_control of a namespace refuses algorithms outside the
+ * host-wide tcp_allowed_congestion_control; a route metric does not). Pure.
+ */
+export function peerRoutes(h: LabHost, peer: LabHost, congestion: string, ipv6: boolean): string[][] {
+  const v4 = ['-n', h.netns, 'route', 'replace', peer.ipv4, 'dev', h.dev, 'proto', 'kernel', 'scope', 'link'];
+  const routes = [[...v4, 'src', h.ipv4, 'congctl', congestion]];
+  if (ipv6) {
+    routes.push([
+      '-n',
+      h.netns,
+      '-6',
+      'route',
+      'replace',
+      peer.ipv6,
+      'dev',
+      h.dev,
+      'proto',
+      'kernel',
+      'metric',
+      '256',
+      'congctl',
+      congestion,
+    ]);
+  }
+  return routes;
 }
 
 function ip(...args: string[]): void {
@@ -232,6 +277,7 @@ export class Lab {
     installHandlers();
     const pid = process.pid;
     const mtu = opts.mtu ?? 1500;
+    const congestion = opts.congestion ?? 'cubic';
     const hosts: Record<HostName, LabHost> = {
       client: { netns: `${LAB_PREFIX}${pid}-c`, dev: `${LAB_PREFIX}${pid}-c`, ...ADDRESSES.client },
       server: { netns: `${LAB_PREFIX}${pid}-s`, dev: `${LAB_PREFIX}${pid}-s`, ...ADDRESSES.server },
@@ -258,6 +304,19 @@ export class Lab {
         ip('-n', h.netns, 'link', 'set', 'dev', h.dev, 'mtu', String(mtu), 'up');
         ip('-n', h.netns, 'addr', 'add', h.ipv4, 'peer', peer.ipv4, 'dev', h.dev);
         if (mtu >= 1280) ip('-n', h.netns, 'addr', 'add', h.ipv6, 'peer', peer.ipv6, 'dev', h.dev, 'nodad');
+        if (congestion !== HOST_CONGESTION) {
+          for (const argv of peerRoutes(h, peer, congestion, mtu >= 1280)) {
+            try {
+              ip(...argv);
+            } catch (err) {
+              const msg = String((err as { stderr?: unknown }).stderr ?? err).trim();
+              const have = readSysctlText('net.ipv4.tcp_available_congestion_control') ?? '?';
+              throw new EnvironmentError(
+                `lab set-up failed: congestion control '${congestion}': ${msg} (loaded now: ${have})`,
+              );
+            }
+          }
+        }
       }
       const line = await startDelayLine(tuns[0], tuns[1], {
         rttMs: opts.rttMs,
@@ -274,7 +333,14 @@ export class Lab {
         mtu,
         mode: `${line.mode}, MTU ${mtu}`,
         hosts,
+        // a new namespace starts with the host's default (net.ipv4.tcp_congestion_control of init_net)
+        congestion:
+          congestion === HOST_CONGESTION
+            ? (readSysctlText('net.ipv4.tcp_congestion_control') ?? 'unknown')
+            : congestion,
+        congestionFrom: congestion === HOST_CONGESTION ? 'host' : 'lab',
       };
+      if (opts.held) info.held = true;
       const lab = new Lab(info, tuns, line);
       active.add(lab);
       mkdirSync(STATE_DIR, { recursive: true });
@@ -419,11 +485,16 @@ function collect(child: ChildProcess, timeoutMs: number): Promise<ExecResult> {
   });
 }
 
-/** The lab to run in: the one this process runs under (SOCKBUF_LAB), else the one lab that is up. */
+/** Labs made by `sockbuf lab up` whose holder is alive (not the labs other processes made for themselves). */
+export function heldLabs(): LabListing[] {
+  return listLabs().filter((l) => l.alive && l.info?.held);
+}
+
+/** The lab to run in: the one this process runs under (SOCKBUF_LAB), else the one `lab up` made. */
 export function currentLab(env: NodeJS.ProcessEnv = process.env): LabInfo | undefined {
   const fromEnv = labFromEnv(env);
   if (fromEnv) return fromEnv;
-  const live = listLabs().filter((l) => l.alive && l.info);
+  const live = heldLabs();
   if (live.length > 1) {
     throw new EnvironmentError(
       `several labs are up (${live.map((l) => l.id).join(', ')}): run under one with sockbuf lab exec, or take the others down`,
@@ -439,7 +510,10 @@ export function netnsArgv(info: LabInfo, host: HostName, file: string, args: str
 
 /** One line for people about the lab and what it measured of itself. */
 export function describeLab(info: LabInfo, m?: LabMeasurement): string {
-  const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}`;
+  const cc = info.congestion
+    ? `, tcp ${info.congestion}${info.congestionFrom === 'host' ? " (the host's default)" : ''}`
+    : '';
+  const asked = `rtt ${formatDuration(info.rttMs / 1000)}${info.bitsPerSecond ? `, bandwidth ${formatBitRate(info.bitsPerSecond)}` : ''}${info.loss ? `, loss ${info.loss * 100}%` : ''}${cc}`;
   const got = m
     ? `; measured rtt ${formatDuration(m.rttUs / 1e6)} (kernel, median of handshakes; min ${formatDuration(m.minRttUs / 1e6)}; process ping-pong ${formatDuration(m.appRttUs / 1e6)}), carried ${formatBitRate(m.bitsPerSecond)} (1 TCP stream, autotuned)`
     : '';

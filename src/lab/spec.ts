@@ -8,9 +8,19 @@ export interface LabSpecInput {
   loss?: string;
   mtu?: string;
   threads?: string;
+  congestion?: string;
 }
 
-export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: '1500' };
+/**
+ * congestion 'cubic': Linux's stock default and what the seeds' hosts ran, not the host's default: a
+ * kernel built with BBR as its default (CONFIG_DEFAULT_TCP_CONG) paces the sender, which then waits on
+ * its pacing timer rather than on the window; the kernel counts that time as busy, not rwnd-limited,
+ * so seed 000's 98–100 % rwnd-limited would read ~45–50 %.
+ */
+export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: '1500', congestion: 'cubic' };
+
+/** `--congestion host`: keep the kernel's default congestion control in the lab's hosts. */
+export const HOST_CONGESTION = 'host';
 
 /** LabOptions from option values (`--rtt 2ms --bandwidth 5gbit --loss 0.1% --mtu 1500`). */
 export function parseLabSpec(input: LabSpecInput, prefix = '--'): LabOptions {
@@ -21,6 +31,7 @@ export function parseLabSpec(input: LabSpecInput, prefix = '--'): LabOptions {
     rttMs: rttS * 1000,
     loss: parsePercent(input.loss ?? LAB_DEFAULTS.loss, `${prefix}loss`),
     mtu: parseCount(input.mtu ?? LAB_DEFAULTS.mtu, `${prefix}mtu`, 576, 65535),
+    congestion: parseCongestion(input.congestion ?? LAB_DEFAULTS.congestion, `${prefix}congestion`),
   };
   if (input.bandwidth !== undefined) {
     opts.bitsPerSecond = parseBitRate(input.bandwidth, `${prefix}bandwidth`);
@@ -30,6 +41,16 @@ export function parseLabSpec(input: LabSpecInput, prefix = '--'): LabOptions {
   return opts;
 }
 
+/** A TCP congestion control name (at most 15 characters, as the kernel's TCP_CA_NAME_MAX) or 'host'. */
+export function parseCongestion(value: string, option = '--congestion'): string {
+  if (!/^[a-z][a-z0-9_]{0,14}$/.test(value)) {
+    throw new UsageError(
+      `invalid value for ${option}: '${value}' (expected a TCP congestion control such as cubic, reno, bbr, or host for the kernel's default)`,
+    );
+  }
+  return value;
+}
+
 /** The `--lab rtt=2ms,bandwidth=5gbit` shorthand of bench. */
 export function parseLabShorthand(value: string, option = '--lab'): LabOptions {
   const input: Record<string, string> = {};
@@ -37,10 +58,10 @@ export function parseLabShorthand(value: string, option = '--lab'): LabOptions {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const m = /^(rtt|bandwidth|loss|mtu|threads)=(.+)$/.exec(part);
+    const m = /^(rtt|bandwidth|loss|mtu|threads|congestion)=(.+)$/.exec(part);
     if (!m) {
       throw new UsageError(
-        `invalid value for ${option}: '${value}' (expected key=value pairs of rtt, bandwidth, loss, mtu, threads, e.g. rtt=2ms,bandwidth=5gbit)`,
+        `invalid value for ${option}: '${value}' (expected key=value pairs of rtt, bandwidth, loss, mtu, threads, congestion, e.g. rtt=2ms,bandwidth=5gbit)`,
       );
     }
     input[m[1]] = m[2];

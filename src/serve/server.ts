@@ -216,10 +216,16 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     const ready = new Promise<number | undefined>((resolve) => {
       readyTimer = setTimeout(() => resolve(undefined), readySeconds * 1000);
       far.exited.then(() => resolve(undefined));
+      // interval lines count the bytes since the previous one (summed here); other lines are totals
+      let counted = 0;
       far.listen((line) => {
         if (line.event === 'ready' && typeof line.port === 'number') resolve(line.port);
-        else if (typeof line.bytes === 'number' && line.bytes > opts.maxBytes)
-          void far.stop(`max-bytes: the far end counted ${line.bytes} bytes (limit ${opts.maxBytes})`);
+        else if (typeof line.bytes === 'number') {
+          if (line.event === 'interval') counted += line.bytes;
+          const bytes = Math.max(counted, line.bytes);
+          if (bytes > opts.maxBytes)
+            void far.stop(`max-bytes: the far end counted ${bytes} bytes (limit ${opts.maxBytes})`);
+        }
       });
     });
     try {

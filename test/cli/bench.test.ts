@@ -101,15 +101,17 @@ test('--lab brings a lab up for the bench, runs the ends across it, says so, and
 }, () => {
   const r = bench('--repeat', '1', '--lab', 'rtt=4ms', '--json');
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stderr, /lab \d+: rtt 4 ms; measured rtt .*delay line: userspace-tun/);
+  assert.match(r.stderr, /lab \d+: rtt 4 ms, tcp cubic; measured rtt .*delay line: userspace-tun/);
   const doc = checkResults(JSON.parse(r.stdout));
   const placement = doc.params.placement as {
     name: string;
     rttUs: number;
     mode: string;
+    congestion: string;
     measured: { rttUs: number };
   };
   assert.equal(placement.name, 'lab');
+  assert.equal(placement.congestion, 'cubic');
   assert.equal(placement.rttUs, 4000);
   assert.ok(placement.measured.rttUs >= 4000);
   const id = /lab (\d+):/.exec(r.stderr)?.[1];

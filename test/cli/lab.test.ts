@@ -28,6 +28,7 @@ test('a bad lab value exits 2 naming the option, and leaves nothing behind', () 
     ['--bandwidth', 'lots'],
     ['--loss', '200%'],
     ['--mtu', '70000'],
+    ['--congestion', 'Bad!'],
   ]) {
     const r = sockbuf(['lab', opt, value, '--', 'lab', 'status']);
     assert.equal(r.status, 2, r.stderr);

@@ -3,8 +3,18 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cleanStale, labFromEnv, listLabs, withLab } from '../../src/lab/lab.js';
+import {
+  ADDRESSES,
+  cleanStale,
+  type Lab,
+  labFromEnv,
+  listLabs,
+  peerRoutes,
+  withLab,
+} from '../../src/lab/lab.js';
 import { readBufferSysctls } from '../../src/observe/proc.js';
+import { EnvironmentError } from '../../src/policy/units.js';
+import { readSysctlText } from '../../src/sys/sysctl.js';
 
 const root = process.getuid?.() === 0;
 const skip = !root && 'needs root (network namespaces, tun devices)';
@@ -98,4 +108,99 @@ test('after SIGKILL, lab down --stale removes the dead lab and leaves a live one
     cleanStale();
   }
   assert.deepEqual(leftovers(live.pid), []);
+});
+
+test('the routes that carry the congestion control: IPv4, and IPv6 when the MTU allows it', () => {
+  const h = { netns: 'sbl-1-c', dev: 'sbl-1-c', ...ADDRESSES.client };
+  const peer = { netns: 'sbl-1-s', dev: 'sbl-1-s', ...ADDRESSES.server };
+  const [v4, v6] = peerRoutes(h, peer, 'cubic', true);
+  assert.deepEqual(v4, [
+    ...['-n', 'sbl-1-c', 'route', 'replace', '10.201.0.2', 'dev', 'sbl-1-c'],
+    ...['proto', 'kernel', 'scope', 'link', 'src', '10.201.0.1', 'congctl', 'cubic'],
+  ]);
+  assert.deepEqual(v6.slice(0, 6), ['-n', 'sbl-1-c', '-6', 'route', 'replace', 'fd00:5b::2']);
+  assert.deepEqual(v6.slice(-2), ['congctl', 'cubic']);
+  assert.equal(peerRoutes(h, peer, 'reno', false).length, 1);
+});
+
+/** The congestion control the kernel gives a TCP connection from the client host to the server host. */
+async function congestionAcross(lab: Lab): Promise<string> {
+  const to = lab.info.hosts.server.ipv4;
+  const server = lab.spawn(
+    'server',
+    [
+      process.execPath,
+      '-e',
+      `require('net').createServer((s) => s.resume()).listen(5301, '${to}', () => console.log('up'))`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    await once(server.stdout as NodeJS.ReadableStream, 'data');
+    const client = `const s = require('net').connect(5301, '${to}', () => {
+      process.stdout.write(require('child_process').execFileSync('ss', ['-tinH', 'dst', '${to}']));
+      s.destroy();
+    });`;
+    const r = await lab.exec('client', [process.execPath, '-e', client], { timeoutMs: 20_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const known = ['cubic', 'reno', 'bbr'].find((cc) => new RegExp(`\\s${cc}\\s`).test(r.stdout));
+    assert.ok(known, `ss shows the congestion control: ${r.stdout}`);
+    return known;
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+test("TCP across the lab uses the lab's congestion control (cubic by default), the host's with 'host'", {
+  skip,
+}, async () => {
+  await withLab({ rttMs: 1 }, async (lab) => {
+    assert.equal(lab.info.congestion, 'cubic');
+    assert.equal(lab.info.congestionFrom, 'lab');
+    assert.equal(await congestionAcross(lab), 'cubic');
+  });
+  await withLab({ rttMs: 1, congestion: 'reno' }, async (lab) => {
+    assert.equal(await congestionAcross(lab), 'reno');
+  });
+  const hostDefault = readSysctlText('net.ipv4.tcp_congestion_control');
+  await withLab({ rttMs: 1, congestion: 'host' }, async (lab) => {
+    assert.equal(lab.info.congestion, hostDefault);
+    assert.equal(lab.info.congestionFrom, 'host');
+    assert.equal(await congestionAcross(lab), hostDefault);
+  });
+  assert.deepEqual(leftovers(process.pid), []);
+});
+
+test('a congestion control this kernel lacks: exit 3 naming it, nothing left behind', { skip }, async () => {
+  await assert.rejects(
+    withLab({ rttMs: 1, congestion: 'nosuchcc' }, async () => {}),
+    (e: Error) => {
+      assert.ok(e instanceof EnvironmentError);
+      assert.match(e.message, /congestion control 'nosuchcc'/);
+      return true;
+    },
+  );
+  assert.deepEqual(leftovers(process.pid), []);
+});
+
+test('lab down takes down labs made by lab up, never a lab another process made for itself', {
+  skip,
+}, async () => {
+  const held = await holder();
+  try {
+    await withLab({ rttMs: 1 }, async () => {
+      const down = (id: number) =>
+        execFileSync(process.execPath, ['--import', 'tsx', CLI, 'lab', 'down', '--id', String(id)], {
+          encoding: 'utf8',
+        });
+      assert.match(down(process.pid), /nothing to remove/);
+      assert.ok(leftovers(process.pid).length >= 2, "this process's lab is untouched");
+      assert.match(down(held.pid), new RegExp(`removed lab ${held.pid}`));
+      await once(held.child, 'exit');
+      assert.deepEqual(leftovers(held.pid), []);
+    });
+  } finally {
+    held.child.kill('SIGTERM');
+  }
+  assert.deepEqual(leftovers(process.pid), []);
 });

@@ -4,17 +4,26 @@ import { parseLabShorthand, parseLabSpec } from '../../src/lab/spec.js';
 import { UsageError } from '../../src/policy/units.js';
 
 test('lab options with their defaults', () => {
-  assert.deepEqual(parseLabSpec({}), { rttMs: 2, loss: 0, mtu: 1500 });
+  assert.deepEqual(parseLabSpec({}), { rttMs: 2, loss: 0, mtu: 1500, congestion: 'cubic' });
   assert.deepEqual(
-    parseLabSpec({ rtt: '1.61ms', bandwidth: '5gbit', loss: '0.1%', mtu: '65000', threads: '1' }),
+    parseLabSpec({
+      rtt: '1.61ms',
+      bandwidth: '5gbit',
+      loss: '0.1%',
+      mtu: '65000',
+      threads: '1',
+      congestion: 'bbr',
+    }),
     {
       rttMs: 1.61,
       bitsPerSecond: 5e9,
       loss: 0.001,
       mtu: 65000,
       threads: 1,
+      congestion: 'bbr',
     },
   );
+  assert.equal(parseLabSpec({ congestion: 'host' }).congestion, 'host');
 });
 
 test('a bad lab option is a usage error naming the option and the value', () => {
@@ -27,6 +36,11 @@ test('a bad lab option is a usage error naming the option and the value', () => 
   assert.throws(() => parseLabSpec({ loss: '101%' }), /--loss/);
   assert.throws(() => parseLabSpec({ mtu: '100' }), /--mtu: '100'/);
   assert.throws(() => parseLabSpec({ threads: '3' }), /--threads/);
+  assert.throws(
+    () => parseLabSpec({ congestion: 'Cubic!' }),
+    (e: Error) => e instanceof UsageError && /--congestion: 'Cubic!'/.test(e.message),
+  );
+  assert.throws(() => parseLabSpec({ congestion: 'a_name_far_too_long' }), /--congestion/);
 });
 
 test('the --lab shorthand of bench', () => {
@@ -35,7 +49,10 @@ test('the --lab shorthand of bench', () => {
     bitsPerSecond: 5e9,
     loss: 0,
     mtu: 1500,
+    congestion: 'cubic',
   });
+  assert.equal(parseLabShorthand('rtt=2ms,congestion=reno').congestion, 'reno');
+  assert.throws(() => parseLabShorthand('congestion=9x'), /--lab congestion: '9x'/);
   assert.throws(() => parseLabShorthand('rtt=2ms,speed=1'), /--lab: 'rtt=2ms,speed=1'/);
   assert.throws(() => parseLabShorthand('rtt=2x'), /--lab rtt: '2x'/);
 });

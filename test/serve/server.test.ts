@@ -267,6 +267,13 @@ test('a far end that fails to start is reported with its stderr; one that overru
     const big = await c.result();
     assert.match(String(big.stopped), /max-bytes/);
     s.destroy();
+    // intervals each below the limit, more than it in all: stopped too
+    const many = await c.startTest('tcp', { reader: 'many' });
+    const m = net.connect({ host: '127.0.0.1', port: many.port });
+    m.on('error', () => {});
+    const sum = await c.result();
+    assert.match(String(sum.stopped), /max-bytes: the far end counted 1200000000 bytes \(limit 1073741824\)/);
+    m.destroy();
     c.close();
   } finally {
     await srv.close();
