@@ -6,6 +6,7 @@
 // While a batch is filling, the reader naps for the time the rest of the batch should take to arrive
 // (at the rate recent batches arrived, never past the coalesce window) instead of waking for every
 // datagram: a reader faster than its sender otherwise makes a recvmmsg call per datagram or two.
+import { getPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { setThreadNice, setTimerSlack } from '../sys/libc.js';
@@ -41,12 +42,13 @@ const MIN_NAP_NS = 20e3;
 /** The reader's timer slack: naps are tens to hundreds of microseconds. */
 const TIMER_SLACK_NS = 5e3;
 /**
- * The reader thread's nice value. While it is off the CPU only the socket buffer absorbs the flow,
+ * How many nice levels of priority above its process the reader thread asks for (nice −10 in a
+ * process at 0). While it is off the CPU only the socket buffer absorbs the flow,
  * and it shares its CPU with the consumer, V8's compiler and GC threads: at 3 M datagrams/s they
  * kept it away for 10–260 ms at a time. As root it asks for a little priority (best effort); it
  * sleeps whenever nothing is due, so it takes no more than it needs.
  */
-export const READER_NICE = -10;
+export const READER_NICE_BOOST = 10;
 
 /**
  * How long to nap before reading again: the time `missing` more messages take at `gapNs` apart, at
@@ -86,7 +88,7 @@ function run(d: ReaderData): void {
   const dirty = new Int32Array(entries + 1);
   const waiter = new ReadableWaiter(fd);
   setTimerSlack(TIMER_SLACK_NS);
-  setThreadNice(READER_NICE);
+  setThreadNice(Math.max(-20, getPriority() - READER_NICE_BOOST));
   // mean nanoseconds between arriving messages, over recent batches (0: not known yet)
   let gapNs = 0;
   let lastEnd = 0;
