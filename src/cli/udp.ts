@@ -13,7 +13,7 @@ import {
 } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 import { createUdpSender, parseSendRate } from '../udp/sender.js';
-import { runUdpSink } from '../udp/sink.js';
+import { runUdpSink, WARM_UP_SECONDS } from '../udp/sink.js';
 import { lineWriter } from './lines.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
@@ -65,6 +65,11 @@ export function registerSinkUdp(sink: Command): void {
     .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
     .option('--duration <duration>', 'stop after this long')
     .option('--idle <duration>', 'stop when nothing arrived for this long (after the first datagram)')
+    .option(
+      '--warm-up <duration>',
+      'send to itself at full speed this long before ready, then count from zero (0: none)',
+      `${WARM_UP_SECONDS * 1000}ms`,
+    )
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
@@ -83,6 +88,7 @@ export function registerSinkUdp(sink: Command): void {
           gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
           duration,
           idle,
+          warmUp: parseDuration(o.warmUp, '--warm-up'),
           signal: stopSignal(),
         },
         {

@@ -26,6 +26,8 @@ export interface DgramReceiver {
     rcvbufReport: UdpRcvbufReport;
     jsCallsPerDatagram: number;
   };
+  /** Counts from zero again (after a warm-up), as UdpReceiver#resetStats. */
+  resetStats(): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,8 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
   });
   const fd = fdOf(socket);
   const report = applyUdpRcvbuf(fd, o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf'));
-  const hostBase = observeUdpHost();
+  let hostBase = observeUdpHost();
+  let dropBase = 0;
   let received = 0;
   let bytes = 0;
   let finalDrops: number | undefined;
@@ -59,12 +62,18 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
       received,
       bytes,
       batches: received,
-      kernelDrops: finalDrops ?? udpKernelDrops(fd),
+      kernelDrops: (finalDrops ?? udpKernelDrops(fd)) - dropBase,
       hostRcvbufErrors: observeUdpHost() - hostBase,
       rcvbuf: report.got,
       rcvbufReport: report,
       jsCallsPerDatagram: received ? 1 : 0,
     }),
+    resetStats: () => {
+      received = 0;
+      bytes = 0;
+      dropBase = finalDrops ?? udpKernelDrops(fd);
+      hostBase = observeUdpHost();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (finalDrops !== undefined) return resolve();

@@ -140,7 +140,18 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   private batches = 0;
   private closeDrops = 0;
   private readonly histogram: number[] = [];
-  private readonly hostBase: number;
+  private hostBase: number;
+  /** What resetStats() took away: the counters at that moment. */
+  private base = {
+    delivered: 0,
+    bytes: 0,
+    batches: 0,
+    kernelDrops: 0,
+    udrops: 0,
+    truncated: 0,
+    calls: 0,
+    messages: 0,
+  };
   private rcvbufReport!: UdpRcvbufReport;
   private readonly addresses: boolean;
 
@@ -329,7 +340,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     };
   }
 
-  stats(): UdpReceiverStats {
+  private raw() {
     let truncated = 0;
     let udrops = this.closeDrops;
     let kernelDrops = 0;
@@ -344,25 +355,45 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       messages += r.counters[COUNTER.MESSAGES];
       kernelDrops += r.finalDrops ?? udpKernelDrops(r.fd);
     }
+    const { delivered, deliveredBytes: bytes, batches } = this;
+    return { delivered, bytes, batches, kernelDrops, udrops, truncated, calls, messages, committed };
+  }
+
+  /**
+   * Counts from zero again (as iperf3's --omit does after its warm-up): received, drops, batches and
+   * calls from now on.
+   */
+  resetStats(): void {
+    const r = this.raw();
+    this.base = { ...r };
+    this.histogram.fill(0);
+    this.hostBase = observeUdpHost();
+  }
+
+  stats(): UdpReceiverStats {
+    const r = this.raw();
+    const b = this.base;
+    const delivered = r.delivered - b.delivered;
+    const batches = r.batches - b.batches;
     const histogram: Record<string, number> = {};
     this.histogram.forEach((n, i) => {
       if (n) histogram[bucketLabel(i)] = n;
     });
     return {
-      received: this.delivered,
-      bytes: this.deliveredBytes,
-      batches: this.batches,
-      packetsPerBatch: { mean: this.batches ? this.delivered / this.batches : 0, histogram },
-      kernelDrops,
-      userspaceDrops: udrops,
-      truncated,
-      queued: Math.max(0, committed - this.delivered - this.closeDrops),
+      received: delivered,
+      bytes: r.bytes - b.bytes,
+      batches,
+      packetsPerBatch: { mean: batches ? delivered / batches : 0, histogram },
+      kernelDrops: r.kernelDrops - b.kernelDrops,
+      userspaceDrops: r.udrops - b.udrops,
+      truncated: r.truncated - b.truncated,
+      queued: Math.max(0, r.committed - r.delivered - this.closeDrops),
       hostRcvbufErrors: observeUdpHost() - this.hostBase,
       rcvbuf: this.rcvbufReport.got,
       rcvbufReport: this.rcvbufReport,
-      readerCalls: calls,
-      readerMessages: messages,
-      jsCallsPerDatagram: this.delivered ? this.batches / this.delivered : 0,
+      readerCalls: r.calls - b.calls,
+      readerMessages: r.messages - b.messages,
+      jsCallsPerDatagram: delivered ? batches / delivered : 0,
       gro: this.gro,
       sockets: this.rings.length,
     };

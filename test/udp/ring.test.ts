@@ -24,7 +24,7 @@ test('layout and default depth', () => {
   const l = ringLayout(8, 64, 65536, 64);
   assert.equal(l.maxDatagrams, 4096);
   assert.equal(l.batchBytes, 4 * 1024 * 1024);
-  assert.equal(defaultEntries(64, 2048), 64);
+  assert.equal(defaultEntries(64, 2048), 256);
   assert.equal(defaultEntries(64, 65536), 32);
   assert.equal(defaultEntries(1024, 65536), 4);
 });
