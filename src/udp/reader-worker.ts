@@ -138,6 +138,9 @@ function run(d: ReaderData): void {
       if (msgs === 0) {
         waiter.wait(IDLE_WAIT_NS);
         if (Atomics.load(ctrl, CTRL.STOP)) break outer;
+        // reading into the scratch batch because the ring was full: the consumer may have caught up
+        // while the socket was idle, so look again rather than drop what comes next
+        if (e === entries) continue outer;
         continue;
       }
       const left = deadline - performance.now() * 1e6;

@@ -15,6 +15,11 @@ test('the node:dgram baseline: one callback per datagram, the same rcvbuf policy
     const s = r.stats();
     assert.deepEqual([s.received, s.bytes, s.kernelDrops, s.jsCallsPerDatagram], [2, 65507, 0, 1]);
     assert.ok(s.rcvbuf >= 8 * 1024 * 1024, 'the 8 MiB target was applied (root forces it)');
+    r.resetStats();
+    assert.deepEqual([r.stats().received, r.stats().bytes], [0, 0]);
+    await sendRaw('::1', r.port, [Buffer.alloc(10)]);
+    await until(() => got.length === 3);
+    assert.deepEqual([r.stats().received, r.stats().bytes, r.stats().kernelDrops], [1, 10, 0]);
   } finally {
     await r.close();
   }

@@ -123,6 +123,35 @@ test('a steady flow is read in batches, not a recvmmsg call per datagram or two'
   }
 });
 
+test('after an overflow the next datagrams are delivered once the consumer caught up; resetStats counts from zero', async () => {
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 4, batch: 8 });
+  const c = consume(r, { each: () => sleep(50) }); // slow: the 4-batch ring overflows
+  try {
+    await sendRaw(
+      '127.0.0.1',
+      r.port,
+      Array.from({ length: 200 }, () => Buffer.alloc(32)),
+    );
+    await until(() => r.stats().received + r.stats().userspaceDrops + r.stats().kernelDrops >= 200);
+    assert.ok(await until(() => r.stats().queued === 0, 5000), JSON.stringify(r.stats()));
+    assert.ok(r.stats().userspaceDrops > 0);
+    r.resetStats();
+    const z = r.stats();
+    assert.deepEqual(
+      [z.received, z.bytes, z.batches, z.userspaceDrops, z.kernelDrops, z.readerCalls],
+      [0, 0, 0, 0, 0, 0],
+    );
+    await sendRaw('127.0.0.1', r.port, [Buffer.alloc(7), Buffer.alloc(9)]);
+    await until(() => r.stats().received === 2);
+    const s = r.stats();
+    assert.deepEqual([s.bytes, s.userspaceDrops, s.truncated], [16, 0, 0]);
+    assert.ok(s.batches >= 1 && s.readerCalls >= 1);
+  } finally {
+    await r.close();
+    await c.done;
+  }
+});
+
 test('flood past a slow consumer: alive, bounded memory, sent = received + kernel + userspace + truncated', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 8, batch: 32 });
   const rss0 = process.memoryUsage().rss;
