@@ -9,23 +9,41 @@ import { performance } from 'node:perf_hooks';
 import { fdOf } from '../sys/socket.js';
 import { getTcpInfo } from '../sys/tcpinfo.js';
 
+const PEAK_WINDOW_MS = 100;
+
 function serve(host: string, port: number): void {
   const server = net.createServer((s) => {
     s.setNoDelay(true);
     let mode = '';
     let bytes = 0;
     let t0 = 0;
+    // the highest rate over PEAK_WINDOW_MS windows: the mean includes slow start, the peak is what
+    // the line carries once the window has opened
+    let win0 = 0;
+    let winBytes = 0;
+    let peakBitsPerSecond = 0;
     s.on('data', (chunk: Buffer) => {
       if (!mode) {
         mode = String.fromCharCode(chunk[0]);
         chunk = chunk.subarray(1);
         t0 = performance.now();
+        win0 = t0;
       }
       if (mode === 'p') s.write(chunk);
-      else bytes += chunk.length;
+      else {
+        bytes += chunk.length;
+        const now = performance.now();
+        if (now - win0 >= PEAK_WINDOW_MS) {
+          peakBitsPerSecond = Math.max(peakBitsPerSecond, (winBytes * 8e3) / (now - win0));
+          win0 = now;
+          winBytes = 0;
+        }
+        winBytes += chunk.length;
+      }
     });
     s.on('end', () => {
-      if (mode === 'b') s.end(`${JSON.stringify({ bytes, seconds: (performance.now() - t0) / 1000 })}\n`);
+      const seconds = (performance.now() - t0) / 1000;
+      if (mode === 'b') s.end(`${JSON.stringify({ bytes, seconds, peakBitsPerSecond })}\n`);
       else s.end();
     });
     s.on('error', () => s.destroy());

@@ -56,6 +56,7 @@ test('a lab comes up with the asked round-trip time, a transfer crosses it, noth
     assert.ok(m.rttUs >= 8000 && m.rttUs <= 12000, `rtt ${m.rttUs} µs (kernel, median) for 10 ms asked`);
     assert.ok(m.appRttUs >= m.minRttUs, 'a ping-pong between processes takes at least the link round trip');
     assert.ok(m.bitsPerSecond > 0);
+    assert.ok(m.peakBitsPerSecond >= m.bitsPerSecond, JSON.stringify(m));
     const s = lab.stats();
     assert.ok(s.forward.bytesOut > 0 && s.reverse.bytesOut > 0);
     assert.ok(s.forward.gsoPackets > 0, 'GSO super-packets crossed');
