@@ -53,17 +53,21 @@ export function numberField(line: Record<string, unknown>, field: string): numbe
   return v;
 }
 
-/** Replaces `{name}` in each argument with vars[name]; unknown placeholders are an error. */
+/**
+ * Replaces `{name}` in each argument with vars[name]; unknown placeholders are an error. An IPv6
+ * address followed by a port (`{host}:0`) is bracketed: `[::1]:0`.
+ */
 export function substitute(args: string[], vars: Record<string, unknown>): string[] {
   return args.map((a) =>
-    a.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    a.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match: string, name: string, at: number) => {
       const v = vars[name];
       if (v === undefined || v === null || typeof v === 'object') {
         throw new Error(
           `placeholder {${name}} in '${a}' has no value (known: ${Object.keys(vars).join(', ')})`,
         );
       }
-      return String(v);
+      const text = String(v);
+      return text.includes(':') && a[at + match.length] === ':' ? `[${text}]` : text;
     }),
   );
 }

@@ -17,6 +17,16 @@ test('substitute fills placeholders from the ready line and refuses unknown ones
   assert.throws(() => substitute(['{nope}'], { port: 1 }), /placeholder \{nope\}.*known: port/);
 });
 
+test('substitute brackets an IPv6 host followed by a port, and only then', () => {
+  assert.deepEqual(
+    substitute(['--listen', '{host}:0', '--to', '{host}:{port}', '--host', '{host}'], {
+      host: '::1',
+      port: 7,
+    }),
+    ['--listen', '[::1]:0', '--to', '[::1]:7', '--host', '::1'],
+  );
+});
+
 test('lastEvent and numberField name what is missing', () => {
   const end = {
     lines: [
