@@ -123,6 +123,8 @@ export function applyUdpRcvbuf(fd: number, wanted: number = UDP_RCVBUF_TARGET): 
 export interface ConnectPinnedOptions extends TcpBufferOptions {
   /** Node's onread, to read into a caller's buffer (see src/sys/socket.ts OnRead). */
   onread?: OnRead;
+  /** Give up connecting after this long (SysError ETIMEDOUT); default: the kernel's SYN retries. */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -137,7 +139,7 @@ export async function connectPinned(
   const fd = createSocket(to.host, SOCK_STREAM, IPPROTO_TCP);
   try {
     const buffers = applyTcpBuffers(fd, opts);
-    await connectFd(fd, to);
+    await connectFd(fd, to, opts.timeoutSeconds);
     const socket = socketFromFd(fd, opts.onread);
     markPinned(socket, buffers);
     return { socket, buffers };

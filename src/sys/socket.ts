@@ -6,6 +6,7 @@ import {
   F_GETFL,
   F_SETFL,
   O_NONBLOCK,
+  POLLOUT,
   SO_ERROR,
   SOCK_CLOEXEC,
   SOL_SOCKET,
@@ -57,13 +58,40 @@ export function listenFd(fd: number, backlog = 511): void {
 }
 
 /** connect(2) on a blocking socket, run off the event loop. Throws SysError with the real errno. */
-export async function connectFd(fd: number, ep: { host: string; port: number }): Promise<void> {
+const EINPROGRESS = 115;
+const ETIMEDOUT = 110;
+
+/**
+ * Connects `fd` without blocking the event loop: a non-blocking connect, then ppoll for writability
+ * in koffi's pool, then SO_ERROR, so a failure carries its own errno (ECONNREFUSED, EHOSTUNREACH,
+ * ETIMEDOUT …). `timeoutSeconds` bounds the wait (default: the kernel's SYN retries, ~2 min); past
+ * it, SysError ETIMEDOUT. The fd is left non-blocking, as Node wants it.
+ */
+export async function connectFd(
+  fd: number,
+  ep: { host: string; port: number },
+  timeoutSeconds?: number,
+): Promise<void> {
+  const where = `${ep.host}:${ep.port}`;
   const sa = encodeSockaddr(ep);
-  const r = await callAsync('connect', fd, sa, sa.length);
-  if (r < 0) {
-    const err = getIntOption(fd, SOL_SOCKET, SO_ERROR);
-    throw new SysError('connect', err || 111, `${ep.host}:${ep.port}`);
+  setNonBlocking(fd, true);
+  if (fn('connect')(fd, sa, sa.length) === 0) return;
+  const e = errnoNow();
+  if (e !== EINPROGRESS) throw new SysError('connect', e, where);
+  const pfd = Buffer.alloc(8);
+  pfd.writeInt32LE(fd, 0);
+  pfd.writeInt16LE(POLLOUT, 4);
+  let ts: Buffer | null = null;
+  if (timeoutSeconds !== undefined) {
+    ts = Buffer.alloc(16);
+    const sec = Math.floor(timeoutSeconds);
+    ts.writeBigInt64LE(BigInt(sec), 0);
+    ts.writeBigInt64LE(BigInt(Math.round((timeoutSeconds - sec) * 1e9)), 8);
   }
+  const n = await callAsync('ppoll', pfd, 1, ts, null);
+  if (n === 0) throw new SysError('connect', ETIMEDOUT, where);
+  const err = getIntOption(fd, SOL_SOCKET, SO_ERROR);
+  if (err) throw new SysError('connect', err, where);
 }
 
 export function closeFd(fd: number): void {

@@ -82,3 +82,37 @@ test('bind to a port in use throws EADDRINUSE', async () => {
   closeFd(fd);
   s.close();
 });
+
+test('a connect nobody answers gives up at its timeout with ETIMEDOUT, off the event loop', async (t) => {
+  // a listener whose backlog is full: the kernel drops further SYNs, so the connect hangs
+  const lfd = createSocket('127.0.0.1', SOCK_STREAM);
+  bindFd(lfd, { host: '127.0.0.1', port: 0 });
+  listenFd(lfd, 0);
+  const port = localEndpoint(lfd)?.port ?? 0;
+  const fds: number[] = [];
+  try {
+    let timedOut: SysError | undefined;
+    for (let i = 0; i < 4 && !timedOut; i++) {
+      const fd = createSocket('127.0.0.1', SOCK_STREAM);
+      fds.push(fd);
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 10);
+      const t0 = performance.now();
+      try {
+        await connectFd(fd, { host: '127.0.0.1', port }, 0.3);
+      } catch (e) {
+        assert.ok(e instanceof SysError);
+        assert.equal(e.code, 'ETIMEDOUT');
+        assert.ok(performance.now() - t0 < 5000);
+        assert.ok(ticks > 0, 'the event loop ran while connecting');
+        timedOut = e;
+      } finally {
+        clearInterval(timer);
+      }
+    }
+    if (!timedOut) t.skip('the kernel accepted every connect into the backlog');
+  } finally {
+    for (const fd of fds) closeFd(fd);
+    closeFd(lfd);
+  }
+});
