@@ -3,6 +3,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { procRoot, readSnmp, readSoftnetDrops, readSysctl } from '../observe/proc.js';
+import { pageSize } from '../sys/libc.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
 import { type HostValues, SYSCTLS } from './rules.js';
 
@@ -44,5 +45,6 @@ export function readHostValues(root?: string): HostValues {
     procSysReadOnly: procSysReadOnly(root),
     udpSegment: offload.segment,
     udpGro: offload.gro,
+    pageSize: pageSize(),
   };
 }

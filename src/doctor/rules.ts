@@ -17,6 +17,8 @@ export interface HostValues {
   /** setsockopt(UDP_SEGMENT) / setsockopt(UDP_GRO) accepted on a UDP socket. */
   udpSegment?: boolean;
   udpGro?: boolean;
+  /** Bytes per page (udp_mem counts pages); 4096 when not known. */
+  pageSize?: number;
 }
 
 export interface Targets {
@@ -53,8 +55,6 @@ export interface Finding {
 export function roundUp(n: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 }
-
-const PAGE = 4096;
 
 /** All findings for a host against targets. Pure. */
 export function diagnose(h: HostValues, t: Targets): Finding[] {
@@ -172,10 +172,11 @@ export function diagnose(h: HostValues, t: Targets): Finding[] {
       ? { target, status: 'ok', explanation: what }
       : { target, status: 'low', explanation: what, recommended: String(Math.ceil(target / 1000) * 1000) };
   });
+  const PAGE = h.pageSize ?? 4096;
   three('net.ipv4.udp_mem', (v) => {
     const target = Math.ceil(t.udpRcvbufBytes / PAGE);
     const what =
-      `all UDP sockets together may hold ${v[2]} pages = ${formatSize(v[2] * PAGE)} (4 KiB pages; pressure from ` +
+      `all UDP sockets together may hold ${v[2]} pages = ${formatSize(v[2] * PAGE)} (${formatSize(PAGE)} pages; pressure from ` +
       `${formatSize(v[1] * PAGE)}); one full ${formatSize(t.udpRcvbufBytes)} receive buffer is ${target} pages`;
     return v[2] >= target
       ? { target: `${v[0]} ${v[1]} ${target}`, status: 'ok', explanation: what }

@@ -34,6 +34,7 @@ const PROTOTYPES: Record<string, string> = {
   poll: 'int poll(void *, unsigned long, int)',
   ppoll: 'int ppoll(void *, unsigned long, void *, void *)',
   prctl: 'int prctl(int, unsigned long, unsigned long, unsigned long, unsigned long)',
+  sysconf: 'long sysconf(int)',
   gettid: 'int gettid()',
   setpriority: 'int setpriority(int, unsigned int, int)',
   ioctl: 'int ioctl(int, unsigned long, void *)',
@@ -118,4 +119,11 @@ export function setTimerSlack(ns: number): void {
  */
 export function setThreadNice(nice: number): boolean {
   return fn('setpriority')(0, fn('gettid')(), nice) === 0;
+}
+
+const SC_PAGESIZE = 30;
+
+/** The kernel's page size in bytes (sysconf(_SC_PAGESIZE)): udp_mem and tcp_mem count in pages. */
+export function pageSize(): number {
+  return Number(fn('sysconf')(SC_PAGESIZE));
 }

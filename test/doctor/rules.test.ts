@@ -112,6 +112,12 @@ test('autotuning or window scaling off, a small backlog, a small udp_mem', () =>
   assert.equal(b.target, 1000);
   assert.equal(b.recommended, '1000');
   assert.equal(find(fs, 'net.ipv4.udp_mem').status, 'low');
+  // udp_mem counts pages: an 8 MiB buffer is 2048 pages of 4 KiB, 128 of 64 KiB (arm64, ppc64)
+  const udpMem = (pageSize?: number) =>
+    find(diagnose(host({ 'net.ipv4.udp_mem': [100, 200, 1000] }, { pageSize }), T), 'net.ipv4.udp_mem');
+  assert.equal(udpMem().status, 'low');
+  assert.equal(udpMem(65536).status, 'ok');
+  assert.match(udpMem(65536).explanation, /64 KiB pages/);
   assert.equal(
     find(diagnose(host(), { ...T, bitsPerSecond: 100e9 }), 'net.core.netdev_max_backlog').target,
     8334,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fn, setThreadNice, setTimerSlack } from '../../src/sys/libc.js';
+import { fn, pageSize, setThreadNice, setTimerSlack } from '../../src/sys/libc.js';
 
 const PR_GET_TIMERSLACK = 30;
 
@@ -31,4 +32,8 @@ test('setThreadNice changes only the calling thread’s nice value', (t) => {
     setThreadNice(before);
   }
   assert.equal(threadNice(), before);
+});
+
+test('pageSize is the kernel page size, as getconf reports it', () => {
+  assert.equal(pageSize(), Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()));
 });
