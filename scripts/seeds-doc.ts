@@ -2,7 +2,9 @@
 // it wrote) and writes, per seed, the command that measures it again and the table it measured here.
 //   npm run docs:seeds                              # measure now (about 2–3 minutes)
 //   npm run docs:seeds -- --from sockbuf-results.json
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { seedsMarkdown } from '../src/bench/report/markdown.js';
 import { loadResults } from '../src/bench/report/results.js';
 import { runSuite, SUITE } from '../src/bench/suite.js';
@@ -14,5 +16,14 @@ const doc =
     : await runSuite({
         onEntry: (e, ev, why) => process.stderr.write(`${ev} ${e.id}${why ? `: ${why}` : ''}\n`),
       });
-writeFileSync(new URL('../docs/seeds.md', import.meta.url), seedsMarkdown(doc, SUITE));
+const out = fileURLToPath(new URL('../docs/seeds.md', import.meta.url));
+writeFileSync(out, seedsMarkdown(doc, SUITE));
+// the repository's formatter owns the tables' padding (npm test lints docs/ too)
+execFileSync(
+  fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)),
+  ['format', '--write', out],
+  {
+    stdio: 'ignore',
+  },
+);
 process.stderr.write('wrote docs/seeds.md\n');
