@@ -3,7 +3,7 @@
 // nanosecond timeout and a 1 ns timer slack (JavaScript timers tick in milliseconds).
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { fn, setThreadNice, setTimerSlack } from '../sys/libc.js';
+import { fn, setThreadNice, setTimerSlack, timespec } from '../sys/libc.js';
 import { VNET_HDR_LEN } from '../sys/tun.js';
 import { LinkClock, type LinkParams, PacketRing, superPacketLoss } from './link.js';
 
@@ -86,8 +86,7 @@ function run(spec: WorkerSpec): void {
       next = Math.min(next, d.ring.nextDue());
     }
     const waitNs = Math.max(0, Math.round((next - now) * 1e6));
-    ts.writeBigInt64LE(BigInt(Math.floor(waitNs / 1e9)), 0);
-    ts.writeBigInt64LE(BigInt(waitNs % 1e9), 8);
+    timespec(waitNs, ts);
     for (let i = 0; i < n; i++) pfds.writeInt16LE(0, i * 8 + 6);
     if (ppoll(pfds, n, ts, null) <= 0) continue;
     now = performance.now();

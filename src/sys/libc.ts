@@ -127,3 +127,11 @@ const SC_PAGESIZE = 30;
 export function pageSize(): number {
   return Number(fn('sysconf')(SC_PAGESIZE));
 }
+
+/** Writes `ns` nanoseconds as a struct timespec (16 bytes, LP64) into `into`, for ppoll. */
+export function timespec(ns: number, into: Buffer = Buffer.alloc(16)): Buffer {
+  const sec = Math.floor(ns / 1e9);
+  into.writeBigInt64LE(BigInt(sec), 0);
+  into.writeBigInt64LE(BigInt(Math.floor(ns - sec * 1e9)), 8);
+  return into;
+}

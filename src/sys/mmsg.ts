@@ -2,7 +2,7 @@
 // recvmmsg, sendmmsg and ppoll calls over them. Nothing else: batching, rings and splitting live in
 // src/udp. Every pointer inside these structs is the address of a Buffer the MsgVec keeps alive.
 import { AF_INET, IPPROTO_UDP, POLLIN, SOCK_CLOEXEC, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from './constants.js';
-import { addressOf, errno, fn } from './libc.js';
+import { addressOf, errno, fn, timespec } from './libc.js';
 
 /** sizeof(struct msghdr), sizeof(struct mmsghdr), sizeof(struct iovec) on LP64 Linux. */
 export const MSGHDR_SIZE = 56;
@@ -154,7 +154,7 @@ export class ReadableWaiter {
   }
   /** Waits up to `ns` nanoseconds; true when the fd is readable (or has an error to report). */
   wait(ns: number): boolean {
-    this.setTimeout(ns);
+    timespec(ns, this.ts);
     this.pfd.writeInt16LE(0, 6);
     const r = fn('ppoll')(this.pfd, 1, this.ts, null);
     return r > 0;
@@ -162,14 +162,7 @@ export class ReadableWaiter {
 
   /** Sleeps `ns` nanoseconds whatever arrives (ppoll on no fd), so that datagrams can pile up. */
   nap(ns: number): void {
-    this.setTimeout(ns);
-    fn('ppoll')(null, 0, this.ts, null);
-  }
-
-  private setTimeout(ns: number): void {
-    const sec = Math.floor(ns / 1e9);
-    this.ts.writeBigInt64LE(BigInt(sec), 0);
-    this.ts.writeBigInt64LE(BigInt(Math.floor(ns - sec * 1e9)), 8);
+    fn('ppoll')(null, 0, timespec(ns, this.ts), null);
   }
 }
 

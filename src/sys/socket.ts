@@ -12,7 +12,7 @@ import {
   SOL_SOCKET,
 } from './constants.js';
 import { SysError } from './errors.js';
-import { call, callAsync, errno as errnoNow, fn } from './libc.js';
+import { call, callAsync, errno as errnoNow, fn, timespec } from './libc.js';
 import { decodeSockaddr, type Endpoint, encodeSockaddr, SOCKADDR_STORAGE } from './sockaddr.js';
 
 /** socket(2) for the family of `host` (IPv4 or IPv6). */
@@ -57,7 +57,6 @@ export function listenFd(fd: number, backlog = 511): void {
   call('listen', fd, backlog);
 }
 
-/** connect(2) on a blocking socket, run off the event loop. Throws SysError with the real errno. */
 const EINPROGRESS = 115;
 const ETIMEDOUT = 110;
 
@@ -81,13 +80,7 @@ export async function connectFd(
   const pfd = Buffer.alloc(8);
   pfd.writeInt32LE(fd, 0);
   pfd.writeInt16LE(POLLOUT, 4);
-  let ts: Buffer | null = null;
-  if (timeoutSeconds !== undefined) {
-    ts = Buffer.alloc(16);
-    const sec = Math.floor(timeoutSeconds);
-    ts.writeBigInt64LE(BigInt(sec), 0);
-    ts.writeBigInt64LE(BigInt(Math.round((timeoutSeconds - sec) * 1e9)), 8);
-  }
+  const ts = timeoutSeconds === undefined ? null : timespec(timeoutSeconds * 1e9);
   const n = await callAsync('ppoll', pfd, 1, ts, null);
   if (n === 0) throw new SysError('connect', ETIMEDOUT, where);
   const err = getIntOption(fd, SOL_SOCKET, SO_ERROR);

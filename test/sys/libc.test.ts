@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fn, pageSize, setThreadNice, setTimerSlack } from '../../src/sys/libc.js';
+import { fn, pageSize, setThreadNice, setTimerSlack, timespec } from '../../src/sys/libc.js';
 
 const PR_GET_TIMERSLACK = 30;
 
@@ -36,4 +36,13 @@ test('setThreadNice changes only the calling thread’s nice value', (t) => {
 
 test('pageSize is the kernel page size, as getconf reports it', () => {
   assert.equal(pageSize(), Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()));
+});
+
+test('timespec writes seconds and nanoseconds (struct timespec, LP64)', () => {
+  const b = timespec(2_500_000_123);
+  assert.equal(b.readBigInt64LE(0), 2n);
+  assert.equal(b.readBigInt64LE(8), 500_000_123n);
+  const into = Buffer.alloc(16, 0xff);
+  assert.equal(timespec(999, into), into);
+  assert.deepEqual([into.readBigInt64LE(0), into.readBigInt64LE(8)], [0n, 999n]);
 });
