@@ -10,32 +10,25 @@ import { readHostLimits, takeSnapshot } from './inspect.js';
 import { registerMetrics } from './metrics.js';
 import { readSnmp } from './proc.js';
 
+const UDP_COUNTERS = [
+  'InDatagrams',
+  'NoPorts',
+  'InErrors',
+  'OutDatagrams',
+  'RcvbufErrors',
+  'SndbufErrors',
+  'InCsumErrors',
+  'MemErrors',
+];
+
 /**
  * The host counters exported, as node_exporter's netstat collector names them:
  * node_netstat_<Proto>_<Field>, original CamelCase, no _total (an exception to the conventions kept
  * so dashboards interoperate). node_exporter's defaults plus the buffer-related TcpExt fields.
  */
 export const HOST_COUNTERS: Record<string, string[]> = {
-  Udp: [
-    'InDatagrams',
-    'NoPorts',
-    'InErrors',
-    'OutDatagrams',
-    'RcvbufErrors',
-    'SndbufErrors',
-    'InCsumErrors',
-    'MemErrors',
-  ],
-  Udp6: [
-    'InDatagrams',
-    'NoPorts',
-    'InErrors',
-    'OutDatagrams',
-    'RcvbufErrors',
-    'SndbufErrors',
-    'InCsumErrors',
-    'MemErrors',
-  ],
+  Udp: UDP_COUNTERS,
+  Udp6: UDP_COUNTERS,
   Tcp: ['ActiveOpens', 'PassiveOpens', 'CurrEstab', 'InSegs', 'OutSegs', 'RetransSegs', 'InErrs', 'OutRsts'],
   TcpExt: [
     'TCPRcvQDrop',

@@ -59,3 +59,9 @@ export async function sendRaw(host: string, port: number, payloads: Buffer[]): P
 
 /** Slow tests (30 s flood, 5 s stall) only when SOCKBUF_SLOW_TESTS=1; CI runs the short versions. */
 export const SLOW = process.env.SOCKBUF_SLOW_TESTS === '1';
+
+/** received + kernel drops + userspace drops + truncated: every datagram the receiver accounts for. */
+export function accounted(r: UdpReceiver): number {
+  const st = r.stats();
+  return st.received + st.kernelDrops + st.userspaceDrops + st.truncated;
+}

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/policy/units.js';
 import { createUdpReceiver } from '../../src/udp/receiver.js';
 import { createUdpSender } from '../../src/udp/sender.js';
-import { consume, SLOW, sendRaw, until } from './helpers.js';
+import { accounted, consume, SLOW, sendRaw, until } from './helpers.js';
 
 test('a batch: count, lengths, offsets into data, source addresses (IPv6)', async () => {
   const r = await createUdpReceiver({ listen: '[::1]:0', gro: false, addresses: true });
@@ -168,17 +168,13 @@ test('flood past a slow consumer: alive, bounded memory, sent = received + kerne
       ),
     ]);
     const total = res.sent + oversize;
-    const accounted = () => {
-      const st = r.stats();
-      return st.received + st.kernelDrops + st.userspaceDrops + st.truncated;
-    };
-    await until(() => accounted() === total && r.stats().queued === 0, 10_000);
+    await until(() => accounted(r) === total && r.stats().queued === 0, 10_000);
     await r.close();
     const st = r.stats();
     const seen = (await c.done).tracker.report();
     assert.ok(st.userspaceDrops > 0, 'the slow consumer made the reader drop');
     assert.equal(st.truncated, oversize);
-    assert.equal(st.received + st.kernelDrops + st.userspaceDrops + st.truncated, total, JSON.stringify(st));
+    assert.equal(accounted(r), total, JSON.stringify(st));
     assert.equal(seen.unique, st.received, 'every delivered datagram was distinct');
     assert.equal(seen.duplicates, 0);
     assert.ok(process.memoryUsage().rss - rss0 < 200 * 1024 * 1024, 'memory stays bounded');
@@ -228,22 +224,14 @@ for (const onFull of ['drop', 'wait'] as const) {
     const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '100k' });
     try {
       const res = await s.run({ duration: (stallMs + 400) / 1000 });
-      const accounted = () => {
-        const st = r.stats();
-        return st.received + st.kernelDrops + st.userspaceDrops + st.truncated;
-      };
-      await until(() => accounted() === res.sent && r.stats().queued === 0);
+      await until(() => accounted(r) === res.sent && r.stats().queued === 0);
       await r.close();
       await c.done;
       const st = r.stats();
       assert.ok(after > 0, 'delivery resumed after the stall');
       if (onFull === 'drop') assert.ok(st.userspaceDrops > 0, 'the reader dropped while the ring was full');
       else assert.equal(st.userspaceDrops, 0, 'the reader waited instead of dropping');
-      assert.equal(
-        st.received + st.kernelDrops + st.userspaceDrops + st.truncated,
-        res.sent,
-        JSON.stringify(st),
-      );
+      assert.equal(accounted(r), res.sent, JSON.stringify(st));
     } finally {
       s.close();
       await r.close();
