@@ -10,6 +10,7 @@
 // in the CLI's syntax (`"256K"`, `"10s"`) or plain numbers (bytes, seconds). Unknown keys, unknown
 // kinds, wrong types and values beyond the server's caps are refused with a message naming them.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 import { parseBitRate, parseCount, parseDuration, parsePacketRate, parseSize } from '../policy/units.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -291,8 +292,9 @@ export function parseRequest(line: string, limits: Limits, token?: string): Requ
     throw new ProtocolError('too-long', `control line longer than ${MAX_LINE_BYTES} bytes`);
   let msg: unknown;
   try {
-    msg = JSON.parse(line);
-  } catch {
+    msg = parseBoundedJson(line);
+  } catch (err) {
+    if (err instanceof JsonLimitError) throw new ProtocolError('bad-request', `control line: ${err.message}`);
     throw new ProtocolError('bad-json', 'control line is not JSON');
   }
   if (!isPlainObject(msg)) throw new ProtocolError('bad-request', 'control line is not a JSON object');
@@ -385,8 +387,9 @@ export type Reply = HelloReply | ReadyReply | ResultReply | ErrorReply;
 export function parseReply(line: string): Reply {
   let msg: unknown;
   try {
-    msg = JSON.parse(line);
-  } catch {
+    msg = parseBoundedJson(line);
+  } catch (err) {
+    if (err instanceof JsonLimitError) throw new ProtocolError('bad-request', `server line: ${err.message}`);
     throw new ProtocolError('bad-json', 'server sent a line that is not JSON');
   }
   if (!isPlainObject(msg))

@@ -364,7 +364,18 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       }
       for (const line of lines) {
         if (socket.destroyed) return;
-        onLine(s, line);
+        try {
+          onLine(s, line);
+        } catch (err) {
+          // whatever one connection's line does, it ends that connection, never the server
+          log(`#${s.id} ${s.peer}: ${(err as Error).message}`);
+          refuse(
+            s,
+            new ProtocolError('failed', `the server could not handle that line: ${(err as Error).message}`),
+          );
+          hangUp(s);
+          return;
+        }
       }
     });
     socket.on('error', () => {});

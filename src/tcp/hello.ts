@@ -1,4 +1,6 @@
 // The first frame of every blast connection: what the blast wants of the sink. Pure.
+
+import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 import { encodeFrame } from './frame.js';
 
 /** A hello larger than this is not a hello: the sink closes the connection. */
@@ -29,8 +31,10 @@ export function encodeHello(h: Hello): Buffer {
 export function parseHello(payload: Uint8Array): Hello {
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8'));
-  } catch {
+    v = parseBoundedJson(Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8'));
+  } catch (err) {
+    if (err instanceof JsonLimitError)
+      throw new Error(`the first frame is not a sockbuf hello (${err.message})`);
     throw new Error('the first frame is not a sockbuf hello (not JSON)');
   }
   const h = v as Partial<Hello>;

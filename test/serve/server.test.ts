@@ -279,3 +279,21 @@ test('a far end that fails to start is reported with its stderr; one that overru
     await srv.close();
   }
 });
+
+test('a line nested 10 000 deep is refused on its connection; the server keeps serving', async () => {
+  const srv = await serve();
+  try {
+    const c = await rawConnection(srv.address.port);
+    const d = 10_000;
+    c.send(`{"v":${'['.repeat(d)}${']'.repeat(d)}}`);
+    const reply = await c.next();
+    assert.equal(reply.type, 'error');
+    assert.match(String(reply.message), /nested deeper than/);
+    c.socket.destroy();
+    const again = await ServeClient.connect(srv.address);
+    assert.equal((await again.hello()).tokenRequired, false);
+    again.close();
+  } finally {
+    await srv.close();
+  }
+});

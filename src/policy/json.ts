@@ -1,0 +1,53 @@
+/**
+ * JSON from peers and files, bounded before it is parsed. V8's JSON.parse recurses on nesting and
+ * JSON.stringify of a deeply nested value overflows the stack, so a line such as `[[[[…]]]]` nested
+ * 10 000 deep could end a process that merely parsed it and echoed part of it back. A linear scan
+ * outside strings measures the depth first; nothing is parsed past the limits.
+ */
+
+export const DEFAULT_MAX_JSON_DEPTH = 32;
+
+export class JsonLimitError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'too-long' | 'too-deep',
+  ) {
+    super(message);
+    this.name = 'JsonLimitError';
+  }
+}
+
+/** The deepest nesting of objects and arrays in `text`, counting only brackets outside strings. */
+export function jsonDepth(text: string, stopAt = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) {
+        max = depth;
+        if (max > stopAt) return max;
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
+/** JSON.parse after checking size (UTF-16 length, a bound on the characters scanned) and depth. */
+export function parseBoundedJson(
+  text: string,
+  limits: { maxLength?: number; maxDepth?: number } = {},
+): unknown {
+  const maxDepth = limits.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  if (limits.maxLength !== undefined && text.length > limits.maxLength)
+    throw new JsonLimitError(`JSON text longer than ${limits.maxLength} characters`, 'too-long');
+  if (jsonDepth(text, maxDepth) > maxDepth)
+    throw new JsonLimitError(`JSON nested deeper than ${maxDepth} levels`, 'too-deep');
+  return JSON.parse(text);
+}
