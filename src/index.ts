@@ -1,5 +1,7 @@
 // The public API of sockbuf, and nothing else.
 
+export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
+export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export {
   type HostName,
   Lab,
@@ -98,5 +100,3 @@ export {
   type UdpReceiverStats,
 } from './udp/receiver.js';
 export { createUdpSender, UdpSender, type UdpSenderOptions, type UdpSendResult } from './udp/sender.js';
-export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './udp/sink.js';
-export { type SequenceReport, SequenceTracker } from './udp/tracker.js';

@@ -17,11 +17,6 @@ import type { EndOutput } from './scenario.js';
 
 export const READY_EVENT = 'ready';
 
-/** Writes one event line on stdout (what an end calls). */
-export function printEvent(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
-}
-
 /** Parses one stdout line: the JSON object, or undefined for anything else. */
 export function parseEventLine(line: string): Record<string, unknown> | undefined {
   const t = line.trim();

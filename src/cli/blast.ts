@@ -1,5 +1,6 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
+import { runBlast } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
@@ -12,7 +13,6 @@ import {
   UsageError,
 } from '../policy/units.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../tcp/frame.js';
-import { runBlast } from '../tcp/source.js';
 import { lineWriter } from './lines.js';
 import { registerBlastUdp } from './udp.js';
 

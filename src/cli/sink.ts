@@ -1,5 +1,6 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
+import { Sink } from '../ends/tcp-sink.js';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
@@ -10,7 +11,6 @@ import {
   UsageError,
 } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
-import { Sink } from '../tcp/sink.js';
 import { lineWriter } from './lines.js';
 import { registerSinkUdp } from './udp.js';
 

@@ -1,6 +1,7 @@
 // `sink udp` and `blast udp`: parse, call src/udp, print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
+import { runUdpSink, WARM_UP_SECONDS } from '../ends/udp-sink.js';
 import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
 import {
   formatBitRate,
@@ -13,7 +14,6 @@ import {
 } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 import { createUdpSender, parseSendRate } from '../udp/sender.js';
-import { runUdpSink, WARM_UP_SECONDS } from '../udp/sink.js';
 import { lineWriter } from './lines.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */

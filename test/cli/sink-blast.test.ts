@@ -4,8 +4,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
+import { encodeHello } from '../../src/ends/hello.js';
 import { encodeFrame } from '../../src/tcp/frame.js';
-import { encodeHello } from '../../src/tcp/hello.js';
 import { SOCKBUF_ARGV } from './argv.js';
 
 const children = new Set<ChildProcess>();

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import { encodeHello } from '../../src/ends/hello.js';
 import { encodeFrame } from '../../src/tcp/frame.js';
-import { encodeHello } from '../../src/tcp/hello.js';
 import { sockbuf } from './helpers.js';
 
 const T = { timeout: 60_000 };

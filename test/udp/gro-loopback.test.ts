@@ -7,13 +7,13 @@ import { IPPROTO_UDP, SOCK_DGRAM, SOL_SOCKET, UDP_SEGMENT } from '../../src/sys/
 /** SO_NO_CHECK (asm-generic/socket.h). */
 const SO_NO_CHECK = 11;
 
+import { runUdpSink } from '../../src/ends/udp-sink.js';
 import { call } from '../../src/sys/libc.js';
 import { MsgVec, sendmmsg } from '../../src/sys/mmsg.js';
 import { encodeSockaddr } from '../../src/sys/sockaddr.js';
 import { closeFd, createSocket, setIntOption } from '../../src/sys/socket.js';
 import { createUdpReceiver } from '../../src/udp/receiver.js';
 import { createUdpSender } from '../../src/udp/sender.js';
-import { runUdpSink } from '../../src/udp/sink.js';
 import { consume, until } from './helpers.js';
 
 /** One sendmmsg of one message with UDP_SEGMENT `segment`: the kernel cuts `payload` into datagrams. */

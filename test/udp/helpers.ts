@@ -1,9 +1,9 @@
 // Shared by the UDP tests: consume a receiver into a SequenceTracker, and small waits.
 import dgram from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SequenceTracker } from '../../src/ends/udp-tracker.js';
 import { DATA_MAGIC, HEADER_BYTES } from '../../src/udp/datagram.js';
 import type { UdpBatch, UdpReceiver } from '../../src/udp/receiver.js';
-import { SequenceTracker } from '../../src/udp/tracker.js';
 
 export interface Consumed {
   tracker: SequenceTracker;

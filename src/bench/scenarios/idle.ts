@@ -9,7 +9,7 @@ import type { Scenario } from '../scenario.js';
 import { readerLabel } from './drain.js';
 
 const HERE = fileURLToPath(import.meta.url);
-const END = join(dirname(HERE), '..', 'ends', `tcp${extname(HERE)}`);
+const END = join(dirname(HERE), '..', '..', 'ends', `bench-tcp${extname(HERE)}`);
 
 interface Params {
   conns: number;

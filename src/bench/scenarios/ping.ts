@@ -8,7 +8,7 @@ import type { Scenario } from '../scenario.js';
 import { parsePolicy } from './tcp.js';
 
 const HERE = fileURLToPath(import.meta.url);
-const END = join(dirname(HERE), '..', 'ends', `tcp${extname(HERE)}`);
+const END = join(dirname(HERE), '..', '..', 'ends', `bench-tcp${extname(HERE)}`);
 
 interface Params {
   policies: { label: string; rcvbuf?: number; sndbuf?: number }[];

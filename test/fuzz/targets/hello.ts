@@ -1,6 +1,6 @@
-// Fuzz target: the first frame of a blast connection, as the sink parses it (src/tcp/hello.ts).
+// Fuzz target: the first frame of a blast connection, as the sink parses it (src/ends/hello.ts).
 import assert from 'node:assert/strict';
-import { parseHello } from '../../../src/tcp/hello.js';
+import { parseHello } from '../../../src/ends/hello.js';
 import type { Target } from '../harness.js';
 import { mutateString, type Rng } from '../prng.js';
 

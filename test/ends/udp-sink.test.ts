@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { runUdpSink } from '../../src/ends/udp-sink.js';
 import { createUdpSender } from '../../src/udp/sender.js';
-import { runUdpSink } from '../../src/udp/sink.js';
 
 for (const receiver of ['batch', 'dgram'] as const) {
   test(`runUdpSink (${receiver}): ready, intervals, totals from the sequence numbers and the trailer`, async () => {

@@ -1,7 +1,7 @@
 // The first frame of every blast connection: what the blast wants of the sink. Pure.
 
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
-import { encodeFrame } from './frame.js';
+import { encodeFrame } from '../tcp/frame.js';
 
 /** A hello larger than this is not a hello: the sink closes the connection. */
 export const HELLO_MAX_BYTES = 4096;

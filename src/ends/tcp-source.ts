@@ -1,13 +1,13 @@
-// The sending side of a TCP test: writes blast's verifiable framed stream (src/tcp/pattern.ts) as
+// The sending side of a TCP test: writes blast's verifiable framed stream (src/ends/pattern.ts) as
 // fast as the socket takes it, for a number of bytes or for a time, ending on a frame boundary.
 // `runBlast` is `sockbuf blast tcp`: N streams, each starting with a hello, optionally reversed.
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import type { BufferSize } from '../policy/buffers.js';
-import { connect, type TcpConnection } from './connection.js';
+import { connect, type TcpConnection } from '../tcp/connection.js';
+import type { ReaderSpec } from '../tcp/reader.js';
 import { encodeHello } from './hello.js';
 import { PatternSource } from './pattern.js';
-import type { ReaderSpec } from './reader.js';
 
 /** Bytes handed to one socket.write. */
 export const WRITE_BYTES = 256 * 1024;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PatternSource, PatternVerifier } from '../../src/ends/pattern.js';
 import { FrameDecoder } from '../../src/tcp/frame.js';
-import { PatternSource, PatternVerifier } from '../../src/tcp/pattern.js';
 
 function streamOf(size: number, frames: number, piece: number): Buffer {
   const src = new PatternSource(size);

@@ -5,7 +5,7 @@
 // either the framing or the pattern. The source hands out views of buffers built once and never
 // written again (safe to pass to socket.write without copying); the verifier compares each frame with
 // memcmp against a view of the same table.
-import { FRAME_HEADER_BYTES, frameHeader } from './frame.js';
+import { FRAME_HEADER_BYTES, frameHeader } from '../tcp/frame.js';
 
 /** The pattern table: P[j] = j & 0xff, long enough for any frame of `size` bytes starting at 0..255. */
 function table(size: number): Buffer {

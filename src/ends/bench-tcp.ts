@@ -1,4 +1,4 @@
-// Ends for the TCP scenarios that are not a sink/blast pair, run as `node tcp.js ROLE --key value …`
+// Ends for the TCP scenarios that are not a sink/blast pair, run as `node bench-tcp.js ROLE --key value …`
 // by the bench runner (one JSON object per line on stdout, src/bench/ends.ts):
 //   hold   --host H --reader R --conns N        accepts N connections, reads what they send, then
 //                                                measures memory per idle connection; prints result
@@ -9,10 +9,10 @@
 import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { connect, listen, type TcpConnection } from '../../tcp/connection.js';
-import { encodeFrame, FrameDecoder } from '../../tcp/frame.js';
-import { parseReader, sharedReadBufferBytes } from '../../tcp/reader.js';
-import { printEvent } from '../ends.js';
+import { connect, listen, type TcpConnection } from '../tcp/connection.js';
+import { encodeFrame, FrameDecoder } from '../tcp/frame.js';
+import { parseReader, sharedReadBufferBytes } from '../tcp/reader.js';
+import { printEvent } from './event.js';
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -149,7 +149,7 @@ const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { ho
 const [role, ...rest] = process.argv.slice(2);
 const run = roles[role];
 if (!run) {
-  process.stderr.write(`usage: tcp.js hold|idle|ping --key value …\n`);
+  process.stderr.write(`usage: bench-tcp.js hold|idle|ping --key value …\n`);
   process.exit(2);
 }
 run(args(rest)).catch((e: unknown) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SequenceTracker } from '../../src/ends/udp-tracker.js';
 import { DATA_MAGIC, HEADER_BYTES, readHeader, writeHeader } from '../../src/udp/datagram.js';
-import { SequenceTracker } from '../../src/udp/tracker.js';
 
 const feed = (t: SequenceTracker, seqs: number[], flow = 1) => {
   for (const s of seqs) t.record(flow, s, 0, 100);

@@ -5,11 +5,11 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseListen } from '../policy/address.js';
-import { DATA_MAGIC, HEADER_BYTES, TRAILER_MAGIC } from './datagram.js';
-import { createDgramReceiver } from './dgram-receiver.js';
-import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from './receiver.js';
-import { createUdpSender } from './sender.js';
-import { SequenceTracker } from './tracker.js';
+import { DATA_MAGIC, HEADER_BYTES, TRAILER_MAGIC } from '../udp/datagram.js';
+import { createDgramReceiver } from '../udp/dgram-receiver.js';
+import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
+import { createUdpSender } from '../udp/sender.js';
+import { SequenceTracker } from './udp-tracker.js';
 
 export interface UdpSinkOptions extends UdpReceiverOptions {
   receiver?: 'batch' | 'dgram';

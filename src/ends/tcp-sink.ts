@@ -1,17 +1,17 @@
 // The receiving side of a TCP test, `sockbuf sink tcp`: accepts, reads every connection through its
-// reader, and reports per connection. Each connection starts with blast's hello (src/tcp/hello.ts);
+// reader, and reports per connection. Each connection starts with blast's hello (src/ends/hello.ts);
 // after it the bytes are counted, and with `verify` decoded as frames and checked against the pattern.
 // A hello asking for reverse makes the sink send the pattern instead. With `echo` (the far end of
 // bench ping) there is no hello: every frame read is written back as it is.
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { fdOf } from '../sys/socket.js';
-import { listen, type TcpConnection, type TcpServer } from './connection.js';
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './frame.js';
+import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
+import { formatReader, type ReaderSpec } from '../tcp/reader.js';
 import { HELLO_MAX_BYTES, type Hello, parseHello } from './hello.js';
 import { PatternSource, PatternVerifier } from './pattern.js';
-import { formatReader, type ReaderSpec } from './reader.js';
-import { type Emit, pump } from './source.js';
+import { type Emit, pump } from './tcp-source.js';
 
 export interface SinkOptions {
   host: string;
