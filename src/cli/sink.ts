@@ -72,6 +72,7 @@ function human(event: string, f: Record<string, unknown>): string {
     case 'ready':
       return `listening on ${f.host}:${f.port}`;
     case 'interval':
+      if (f.conn === undefined) return `${n('idleConnections')} idle connections`;
       return `[conn ${f.conn}] ${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}  ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}, buffer ${formatSize(n('readerSizeBytes'))}`;
     case 'connection':
       return `[conn ${f.conn}] ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.error ? `; error: ${f.error}` : ''}`;

@@ -39,6 +39,8 @@ interface Conn {
   sent: number;
   lastBytes: number;
   lastReads: number;
+  /** socket.bytesWritten at the previous interval (echo and reverse connections move by writing). */
+  lastWritten: number;
 }
 
 export class Sink {
@@ -83,7 +85,7 @@ export class Sink {
       return;
     }
     this.started ??= performance.now();
-    const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0 };
+    const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0, lastWritten: 0 };
     conn.sample(); // the first interval's limited % counts from here
     this.conns.add(c);
     conn.closed.then(() => this.close(c));
@@ -166,16 +168,27 @@ export class Sink {
     }
   }
 
+  /**
+   * One line per connection that moved (read or wrote) since the previous interval, then one line
+   * counting the idle ones (when there are any): 10 000 idle connections cost one line, not 10 000.
+   */
   private interval(): void {
     const now = performance.now();
     const dt = (now - this.last) / 1000;
     this.last = now;
+    let idle = 0;
     for (const c of this.conns) {
       const r = c.conn.reader;
       const bytes = r.bytes - c.lastBytes;
       const reads = r.reads - c.lastReads;
+      const written = c.conn.socket.bytesWritten - c.lastWritten;
       c.lastBytes = r.bytes;
       c.lastReads = r.reads;
+      c.lastWritten += written;
+      if (bytes === 0 && reads === 0 && written === 0) {
+        idle++;
+        continue;
+      }
       const st = c.conn.intervalStats();
       this.emit('interval', {
         conn: c.id,
@@ -191,6 +204,7 @@ export class Sink {
         ...st,
       });
     }
+    if (idle) this.emit('interval', { idleConnections: idle, intervalSeconds: dt });
   }
 
   private close(c: Conn): void {
