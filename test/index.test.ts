@@ -1,0 +1,118 @@
+// The public entry: what `import … from 'sockbuf'` gives (pinned, so that changing it is deliberate),
+// and what it loads (lean: the CLI's, the progress bar's and the report's packages stay out of it).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as sockbuf from '../src/index.js';
+import { SOCKBUF_ARGV } from './cli/argv.js';
+
+const EXPORTS = [
+  'AdaptiveSizer',
+  'DEFAULT_MAX_FRAME_BYTES',
+  'EnvironmentError',
+  'FrameDecoder',
+  'FrameError',
+  'Lab',
+  'LinuxOnlyError',
+  'ProtocolError',
+  'Reader',
+  'SequenceTracker',
+  'ServeClient',
+  'ServeRefused',
+  'StatsSampler',
+  'SysError',
+  'TcpConnection',
+  'TcpServer',
+  'UDP_RCVBUF_TARGET',
+  'UdpReceiver',
+  'UdpSender',
+  'UsageError',
+  'applyTcpBuffers',
+  'applyUdpRcvbuf',
+  'ceiling',
+  'connect',
+  'connectPinned',
+  'createDgramReceiver',
+  'createUdpReceiver',
+  'createUdpSender',
+  'decodeTcpInfo',
+  'encodeFrame',
+  'formatBitRate',
+  'formatDuration',
+  'formatReader',
+  'formatSize',
+  'frameHeader',
+  'getMemInfo',
+  'getTcpInfo',
+  'inspectSockets',
+  'listen',
+  'listenPinned',
+  'markPinned',
+  'parseBitRate',
+  'parseDuration',
+  'parseListen',
+  'parsePacketRate',
+  'parsePercent',
+  'parseReader',
+  'parseSize',
+  'parseTo',
+  'pinnedBuffers',
+  'pinnedWindow',
+  'registerMetrics',
+  'resolveReader',
+  'runUdpSink',
+  'socketStats',
+  'socketStatsFrom',
+  'startExporter',
+  'startServer',
+  'statsDelta',
+  'udpOffload',
+  'watchSockets',
+  'windowFor',
+  'withLab',
+];
+
+test('the public exports are the pinned list (change both together, deliberately)', () => {
+  assert.deepEqual(Object.keys(sockbuf).sort(), [...EXPORTS].sort());
+});
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const REGISTER = pathToFileURL(join(ROOT, 'test/fixtures/loads/register.mjs')).href;
+// the built entry when the CLI tests use the build (npm test builds first), else the source through tsx
+const fromDist = SOCKBUF_ARGV[0].endsWith('.js');
+const ENTRY = pathToFileURL(join(ROOT, fromDist ? 'dist/index.js' : 'src/index.ts')).href;
+const HEAVY = ['commander', 'cli-progress', 'chart.js'];
+
+/** The files a fresh process loads (ESM resolves and CommonJS requires) to import `url`. */
+function loads(url: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-loads-'));
+  try {
+    const file = join(dir, 'loads');
+    const script = `import { createRequire } from 'node:module'; import { appendFileSync } from 'node:fs';
+      await import(${JSON.stringify(url)});
+      appendFileSync(process.env.SOCKBUF_LOADS_FILE, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');`;
+    const r = spawnSync(
+      process.execPath,
+      [...(fromDist ? [] : ['--import', 'tsx']), '--import', REGISTER, '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 60_000, cwd: ROOT, env: { ...process.env, SOCKBUF_LOADS_FILE: file } },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const heavy = (files: string[]) =>
+  HEAVY.filter((pkg) => files.some((f) => f.includes(`/node_modules/${pkg}/`)));
+
+test("importing 'sockbuf' loads neither commander, cli-progress nor chart.js", () => {
+  assert.deepEqual(heavy(loads(ENTRY)), []);
+  // the check can fail: the CLI's program module does load commander
+  const program = ENTRY.replace(/index\.(js|ts)$/, 'cli/program.$1');
+  assert.ok(heavy(loads(program)).includes('commander'), 'the load recorder saw no commander');
+});
