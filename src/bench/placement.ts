@@ -5,7 +5,6 @@
 // To fill in a placement (lab, remote), replace its entry in PLACEMENTS; nothing else changes.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Command } from 'commander';
 import {
   currentLab,
   describeLab,
@@ -18,6 +17,7 @@ import {
 import { parseLabShorthand } from '../lab/spec.js';
 import { EnvironmentError } from '../policy/units.js';
 import { REMOTE_PLACEMENT } from '../serve/placement.js';
+import type { OptionSpec } from './options.js';
 
 export type Role = 'receiver' | 'sender';
 
@@ -110,7 +110,7 @@ export function localPlacement(
  * UsageError (exit 2) for a bad option.
  */
 export interface PlacementKind {
-  options?: (cmd: Command) => void;
+  options?: OptionSpec[];
   create: (opts: Record<string, unknown>) => Placement | Promise<Placement>;
 }
 
@@ -155,11 +155,13 @@ export function labPlacement(
  * …`) or the one `sockbuf lab up` made.
  */
 const LAB: PlacementKind = {
-  options: (cmd) =>
-    cmd.option(
-      '--lab <spec>',
-      'run across a lab made for this bench, e.g. rtt=2ms,bandwidth=5gbit (implies --placement lab)',
-    ),
+  options: [
+    {
+      flags: '--lab <spec>',
+      description:
+        'run across a lab made for this bench, e.g. rtt=2ms,bandwidth=5gbit (implies --placement lab)',
+    },
+  ],
   async create(opts) {
     if (opts.lab !== undefined) {
       const lab = await Lab.create(parseLabShorthand(String(opts.lab)));
@@ -189,10 +191,9 @@ export const PLACEMENTS: Record<PlacementName, PlacementKind> = {
   remote: REMOTE_PLACEMENT,
 };
 
-/** Adds every placement's own options to a bench command. */
-export function addPlacementOptions(cmd: Command): Command {
-  for (const kind of Object.values(PLACEMENTS)) kind.options?.(cmd);
-  return cmd;
+/** Every placement's own options (each bench command has them). */
+export function placementOptions(): OptionSpec[] {
+  return Object.values(PLACEMENTS).flatMap((kind) => kind.options ?? []);
 }
 
 /** The named placement, ready to use; EnvironmentError (exit 3) when it cannot be had here. */

@@ -1,7 +1,7 @@
 // The scenario interface: what one benchmark declares. A scenario is one file in src/bench/scenarios/
 // whose default export is a `Scenario`. It says what to run and how to read the results, never where
 // the ends run (that is the placement's job, src/bench/placement.ts).
-import type { Command } from 'commander';
+import type { OptionSpec, OptionsFunction } from './options.js';
 
 /**
  * One end of a run: a `sockbuf` child command, or a Node module run in a child process.
@@ -89,8 +89,10 @@ export interface Column {
  * const scenario: Scenario<Params> = {
  *   name: 'tcp-drain',
  *   description: 'TCP drain rate by read-buffer size (seed 002)',
- *   options: (cmd) =>
- *     cmd.option('--sizes <list>', 'read sizes', '64K,256K').option('--duration <d>', 'per run', '2s'),
+ *   options: [
+ *     { flags: '--sizes <list>', description: 'read sizes', default: '64K,256K' },
+ *     { flags: '--duration <d>', description: 'per run', default: '2s' },
+ *   ],
  *   params: (o) => {
  *     const sizes = String(o.sizes).split(',');
  *     for (const s of sizes) parseSize(s, '--sizes');
@@ -112,8 +114,11 @@ export interface Scenario<P = Record<string, unknown>> {
   name: string;
   /** One line for `sockbuf bench --help`. */
   description: string;
-  /** Adds the scenario's own options to its command (the runner adds the common ones). */
-  options?: (cmd: Command) => void;
+  /**
+   * The scenario's own options as data (the common ones are added for you). The old form, a function
+   * handed a commander command (`(cmd) => cmd.option(…)`), still works.
+   */
+  options?: OptionSpec[] | OptionsFunction;
   /**
    * Checks and turns the parsed options into parameters: throw UsageError (naming the option and
    * value) for bad input. The result goes into the document's `params`, so keep it JSON.

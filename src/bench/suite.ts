@@ -1,9 +1,9 @@
 // The quick suite, `sockbuf bench` with no scenario: every seed's scenario once, short, through the
 // runner, into one sockbuf.v1 document with one verdict line per seed. A scenario that is not built in
 // (yet), or that needs what this host lacks (root for the lab), is skipped with the reason.
-import { Command } from 'commander';
 import { EnvironmentError, UsageError } from '../policy/units.js';
 import { benchRow, resultsDocument } from './document.js';
+import { optionSpecs, optionValues, parseOptionArgv } from './options.js';
 import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
 import { loadScenario, scenarioNames } from './registry.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
@@ -174,16 +174,16 @@ function labFlags(shorthand: string): string {
 
 /** The scenario's parameters from its own options, the way `sockbuf bench NAME …` parses them. */
 export function entryParams(scenario: Scenario, argv: string[]): Record<string, unknown> {
-  const cmd = new Command(scenario.name).exitOverride().configureOutput({ writeErr: () => {} });
-  scenario.options?.(cmd);
+  const specs = optionSpecs(scenario.options);
+  let values: Record<string, unknown>;
   try {
-    cmd.parse(argv, { from: 'user' });
+    values = optionValues(specs, parseOptionArgv(specs, argv));
   } catch (err) {
     throw new UsageError(
       `suite: bad options for ${scenario.name} (${argv.join(' ')}): ${(err as Error).message}`,
     );
   }
-  return scenario.params(cmd.opts()) as Record<string, unknown>;
+  return scenario.params(values) as Record<string, unknown>;
 }
 
 /** Why an entry cannot run here, or undefined. Pure apart from the list of built-in scenarios. */

@@ -3,11 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { benchRow, resultsDocument } from '../bench/document.js';
 import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
+import { type OptionSpec, optionValues } from '../bench/options.js';
 import { renderJson, renderTable } from '../bench/output.js';
 import {
-  addPlacementOptions,
   PLACEMENT_NAMES,
   type PlacementName,
+  placementOptions,
   resolvePlacement,
 } from '../bench/placement.js';
 import { progressReporter } from '../bench/progress.js';
@@ -20,6 +21,12 @@ import { labFromEnv } from '../lab/lab.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { parseCount, parseDuration, UsageError } from '../policy/units.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
+
+/** Declared options (a scenario's, a placement's) as commander options; the library parses the values. */
+function addOptions(cmd: Command, specs: OptionSpec[]): Command {
+  for (const s of specs) cmd.option(s.flags, s.description, s.default);
+  return cmd;
+}
 
 function addCommonOptions(cmd: Command): Command {
   cmd
@@ -38,7 +45,7 @@ function addCommonOptions(cmd: Command): Command {
         .default('local'),
     )
     .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
-  return addPlacementOptions(cmd);
+  return addOptions(cmd, placementOptions());
 }
 
 async function overview(): Promise<string> {
@@ -76,12 +83,15 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     .showHelpAfterError()
     .allowExcessArguments(false);
   const common = new Set(cmd.options.map((o) => o.attributeName()));
-  scenario.options?.(cmd);
+  if (typeof scenario.options === 'function') scenario.options(cmd as never);
+  else addOptions(cmd, scenario.options ?? []);
   cmd.action(async (opts: Record<string, unknown>) => {
     const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
     const expects = ((opts.expect as string[] | undefined) ?? []).map(parseExpect);
     const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k)));
-    const params = scenario.params(own);
+    const params = scenario.params(
+      Array.isArray(scenario.options) ? optionValues(scenario.options, own) : own,
+    );
     const timeoutSeconds =
       opts.timeout !== undefined
         ? parseDuration(String(opts.timeout), '--timeout')

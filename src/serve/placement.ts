@@ -1,7 +1,6 @@
 // The bench runner's `remote` placement: the receiving end runs on a `sockbuf serve` host, through
 // `sockbuf remote SERVER -- <receiver's command>` (remote-end.ts) started here in its place, and the
 // sending end runs here against the server's address. The runner itself never knows the difference.
-import type { Command } from 'commander';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { UsageError } from '../policy/units.js';
 import { parseServer } from './remote-end.js';
@@ -47,9 +46,12 @@ export function remotePlacement(server: HostPort, token?: string) {
 
 /** The bench runner's entry for `remote`: `--remote HOST[:PORT]`, the token from SOCKBUF_TOKEN. */
 export const REMOTE_PLACEMENT = {
-  options: (cmd: Command) => {
-    cmd.option('--remote <host[:port]>', 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)');
-  },
+  options: [
+    {
+      flags: '--remote <host[:port]>',
+      description: 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)',
+    },
+  ],
   create: (o: Record<string, unknown>) => {
     if (o.remote === undefined)
       throw new UsageError(

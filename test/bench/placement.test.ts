@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { parseOptionArgv } from '../../src/bench/options.js';
 import {
-  addPlacementOptions,
   labPlacement,
   localPlacement,
   PLACEMENTS,
   parseCpuList,
+  placementOptions,
   resolvePlacement,
   which,
 } from '../../src/bench/placement.js';
@@ -57,12 +57,12 @@ test('a placement kind adds its options to bench commands and is made from the p
   const saved = PLACEMENTS.lab;
   try {
     PLACEMENTS.lab = {
-      options: (cmd) => cmd.option('--lab-name <name>', 'which lab'),
+      options: [{ flags: '--lab-name <name>', description: 'which lab' }],
       create: (o) => ({ ...localPlacement([0], null), name: 'lab', host: String(o.labName) }),
     };
-    const cmd = addPlacementOptions(new Command('x'));
-    cmd.parse(['--lab-name', '10.7.0.1'], { from: 'user' });
-    const p = await resolvePlacement('lab', cmd.opts());
+    const specs = placementOptions();
+    assert.ok(specs.some((s) => s.flags === '--remote <host[:port]>'));
+    const p = await resolvePlacement('lab', parseOptionArgv(specs, ['--lab-name', '10.7.0.1']));
     assert.equal(p.name, 'lab');
     assert.equal(p.host, '10.7.0.1');
   } finally {

@@ -22,10 +22,14 @@ export function readerLabel(r: string): string {
 const scenario: Scenario<Params> = {
   name: 'drain',
   description: 'TCP drain rate per reader: data (baseline), fixed sizes, adaptive (seed 002)',
-  options: (cmd) =>
-    cmd
-      .option('--bytes <size>', 'bytes per run', '4GiB')
-      .option('--readers <list>', 'readers to compare (sink tcp --reader values)', DRAIN_READERS),
+  options: [
+    { flags: '--bytes <size>', description: 'bytes per run', default: '4GiB' },
+    {
+      flags: '--readers <list>',
+      description: 'readers to compare (sink tcp --reader values)',
+      default: DRAIN_READERS,
+    },
+  ],
   params: (o) => {
     const bytes = parseSize(String(o.bytes), '--bytes');
     const readers = parseList(String(o.readers), '--readers', (v, opt) => {

@@ -22,11 +22,15 @@ const size = (v: number) => formatSize(Math.round(v));
 const scenario: Scenario<Params> = {
   name: 'idle',
   description: 'memory per idle TCP connection per reader: read buffer, RSS, heap (seed 002)',
-  options: (cmd) =>
-    cmd
-      .option('--conns <n>', 'idle connections', '10000')
-      .option('--burst <size>', 'bytes written on each connection before it goes idle', '16K')
-      .option('--readers <list>', 'readers to compare', 'adaptive,fixed:64K,data'),
+  options: [
+    { flags: '--conns <n>', description: 'idle connections', default: '10000' },
+    {
+      flags: '--burst <size>',
+      description: 'bytes written on each connection before it goes idle',
+      default: '16K',
+    },
+    { flags: '--readers <list>', description: 'readers to compare', default: 'adaptive,fixed:64K,data' },
+  ],
   params: (o) => ({
     conns: parseCount(String(o.conns), '--conns', 1, 15000),
     burst: parseSize(String(o.burst), '--burst'),

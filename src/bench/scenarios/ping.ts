@@ -20,12 +20,20 @@ interface Params {
 const scenario: Scenario<Params> = {
   name: 'ping',
   description: 'framed request/response: round trips/s and latency p50/p99/p999 (seed 001)',
-  options: (cmd) =>
-    cmd
-      .option('--sizes <list>', 'request = response payload sizes', '250,4000,16000,100000')
-      .option('--inflight <list>', 'requests in flight', '1,16')
-      .option('--policies <list>', 'auto | rcvbuf=SIZE | sndbuf=SIZE (both ends)', 'auto,rcvbuf=65535')
-      .option('--duration <duration>', 'per run', '3s'),
+  options: [
+    {
+      flags: '--sizes <list>',
+      description: 'request = response payload sizes',
+      default: '250,4000,16000,100000',
+    },
+    { flags: '--inflight <list>', description: 'requests in flight', default: '1,16' },
+    {
+      flags: '--policies <list>',
+      description: 'auto | rcvbuf=SIZE | sndbuf=SIZE (both ends)',
+      default: 'auto,rcvbuf=65535',
+    },
+    { flags: '--duration <duration>', description: 'per run', default: '3s' },
+  ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {

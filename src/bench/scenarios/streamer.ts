@@ -2,7 +2,6 @@
 // sending as fast as they can into 1 or N receiving sockets (SO_REUSEPORT; the kernel spreads flows by
 // hash), read in batches with a coalesce window. Per run: datagrams/s received, packets per batch,
 // receiver CPU time per datagram ("time per packet"), and drops.
-import type { Command } from 'commander';
 import { parseCount, parseDuration, parseList, parseSize } from '../../policy/units.js';
 import type { Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
@@ -19,14 +18,18 @@ interface Params {
 const scenario: Scenario<Params> = {
   name: 'streamer',
   description: 'agave bench-streamer: 1 vs N reuseport sockets, packets per batch, drops (seed 003)',
-  options: (cmd: Command) =>
-    cmd
-      .option('--sockets <list>', 'receiving sockets per run', '1,8')
-      .option('--flows <n>', 'producer sockets (distinct source ports)', '8')
-      .option('--coalesce <duration>', 'batch coalesce window', '1ms')
-      .option('--size <size>', 'payload bytes (agave: 1232)', '1232')
-      .option('--duration <duration>', 'per run', '5s')
-      .option('--receivers <list>', 'paths: batch, gso-batch, batch+gro', 'batch,batch+gro'),
+  options: [
+    { flags: '--sockets <list>', description: 'receiving sockets per run', default: '1,8' },
+    { flags: '--flows <n>', description: 'producer sockets (distinct source ports)', default: '8' },
+    { flags: '--coalesce <duration>', description: 'batch coalesce window', default: '1ms' },
+    { flags: '--size <size>', description: 'payload bytes (agave: 1232)', default: '1232' },
+    { flags: '--duration <duration>', description: 'per run', default: '5s' },
+    {
+      flags: '--receivers <list>',
+      description: 'paths: batch, gso-batch, batch+gro',
+      default: 'batch,batch+gro',
+    },
+  ],
   params: (o) => {
     const coalesce = String(o.coalesce);
     parseDuration(coalesce, '--coalesce');

@@ -30,12 +30,20 @@ const scenario: Scenario<Params> = {
   name: 'sysctl-sweep',
   description:
     "throughput of a receiver asking for osiris's 2041500 B buffer as rmem_max/wmem_max grow (seed 000; root, --yes)",
-  options: (cmd) =>
-    cmd
-      .option('--values <list>', 'rmem_max = wmem_max values', '229376,512K,1M,2M,4M,8M')
-      .option('--rcvbuf <size>', "what the receiver asks for (osiris's request)", String(OSIRIS_RCVBUF))
-      .option('--duration <duration>', 'per run', '3s')
-      .option('--yes', 'change the host sysctls (restored afterwards)'),
+  options: [
+    {
+      flags: '--values <list>',
+      description: 'rmem_max = wmem_max values',
+      default: '229376,512K,1M,2M,4M,8M',
+    },
+    {
+      flags: '--rcvbuf <size>',
+      description: "what the receiver asks for (osiris's request)",
+      default: String(OSIRIS_RCVBUF),
+    },
+    { flags: '--duration <duration>', description: 'per run', default: '3s' },
+    { flags: '--yes', description: 'change the host sysctls (restored afterwards)' },
+  ],
   params(o) {
     const values = parseList(String(o.values), '--values', parseSize);
     const rcvbuf = parseSize(String(o.rcvbuf), '--rcvbuf');

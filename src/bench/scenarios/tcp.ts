@@ -45,11 +45,15 @@ function median(xs: number[]): number | null {
 const scenario: Scenario<Params> = {
   name: 'tcp',
   description: 'TCP bulk throughput per buffer policy × message size, with rwnd/sndbuf-limited % (seed 000)',
-  options: (cmd) =>
-    cmd
-      .option('--policies <list>', 'auto | rcvbuf=SIZE | sndbuf=SIZE', 'auto,rcvbuf=229376,sndbuf=229376')
-      .option('--sizes <list>', 'message payload sizes', '250,4000,16000,100000')
-      .option('--duration <duration>', 'per run', '10s'),
+  options: [
+    {
+      flags: '--policies <list>',
+      description: 'auto | rcvbuf=SIZE | sndbuf=SIZE',
+      default: 'auto,rcvbuf=229376,sndbuf=229376',
+    },
+    { flags: '--sizes <list>', description: 'message payload sizes', default: '250,4000,16000,100000' },
+    { flags: '--duration <duration>', description: 'per run', default: '10s' },
+  ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {

@@ -6,7 +6,6 @@
 // geometrically between a quarter of what the receiver took at full speed (at least 1000/s) and the
 // rate the sender reached, --steps times; the answer is the rate the sender achieved in the fastest
 // run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
-import type { Command } from 'commander';
 import { parseCount, parseDuration, parseList, parsePercent, parseSize } from '../../policy/units.js';
 import { parseSendRate } from '../../udp/sender.js';
 import type { Row, Scenario } from '../scenario.js';
@@ -26,20 +25,36 @@ interface Params {
 const scenario: Scenario<Params> = {
   name: 'udp',
   description: 'UDP loss ladder per receiver path (seed 004); --find-max: highest loss-free rate',
-  options: (cmd: Command) =>
-    cmd
-      .option('--receivers <list>', 'paths: dgram, batch, gso-batch, batch+gro', 'dgram,batch,batch+gro')
-      .option(
-        '--rates <list>',
-        'datagram rates of the ladder (or bit rates), max = as fast as it can',
-        '100,1000,10000,100000,max',
-      )
-      .option('--size <size>', 'payload bytes per datagram', '64')
-      .option('--duration <duration>', 'per run (default 10s; 2s per trial with --find-max)')
-      .option('--find-max', 'search the highest loss-free rate per path instead of the ladder')
-      .option('--tolerance <pct>', 'loss a run may have and still count as loss-free (--find-max)', '0.1%')
-      .option('--steps <n>', 'bisection steps below the full-speed run (--find-max)', '6')
-      .option('--rcvbuf <size>', 'receive buffer target of every sink (dgram and batch alike)', '8MiB'),
+  options: [
+    {
+      flags: '--receivers <list>',
+      description: 'paths: dgram, batch, gso-batch, batch+gro',
+      default: 'dgram,batch,batch+gro',
+    },
+    {
+      flags: '--rates <list>',
+      description: 'datagram rates of the ladder (or bit rates), max = as fast as it can',
+      default: '100,1000,10000,100000,max',
+    },
+    { flags: '--size <size>', description: 'payload bytes per datagram', default: '64' },
+    { flags: '--duration <duration>', description: 'per run (default 10s; 2s per trial with --find-max)' },
+    { flags: '--find-max', description: 'search the highest loss-free rate per path instead of the ladder' },
+    {
+      flags: '--tolerance <pct>',
+      description: 'loss a run may have and still count as loss-free (--find-max)',
+      default: '0.1%',
+    },
+    {
+      flags: '--steps <n>',
+      description: 'bisection steps below the full-speed run (--find-max)',
+      default: '6',
+    },
+    {
+      flags: '--rcvbuf <size>',
+      description: 'receive buffer target of every sink (dgram and batch alike)',
+      default: '8MiB',
+    },
+  ],
   params: (o) => {
     const size = String(o.size);
     const bytes = parseSize(size, '--size');
