@@ -60,7 +60,12 @@ export function registerSinkUdp(sink: Command): void {
     .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
     .option('--rcvbuf <size>', 'receive buffer target as getsockopt reports it', '8MiB')
     .addOption(
-      new Option('--on-full <mode>', 'when the ring is full').choices(['drop', 'wait']).default('drop'),
+      new Option(
+        '--on-full <mode>',
+        'when the ring is full: wait (the kernel buffer absorbs the burst) or drop',
+      )
+        .choices(['drop', 'wait'])
+        .default('wait'),
     )
     .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
     .option('--duration <duration>', 'stop after this long')

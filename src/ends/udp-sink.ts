@@ -193,7 +193,11 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     const listen = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
     ready = { host: listen.host, port: r.port, gro: false, rcvbuf: r.stats().rcvbuf };
   } else {
-    const r = await createUdpReceiver(o);
+    // the sink stops on its signal itself (stop, hand out what was taken, then close): the receiver
+    // does not close on it
+    const r = await createUdpReceiver({ ...o, signal: undefined });
+    // read from now on (the warm-up's datagrams must reach the reader)
+    await r.start();
     stats = () => r.stats();
     resetStats = () => r.resetStats();
     // Stop reading, hand out what the readers already took, then close.

@@ -1,7 +1,11 @@
 // The batched UDP receiver: one reader thread per socket does recvmmsg into a shared ring (see
-// reader-worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The reader never
-// waits for a slow consumer unless onFull is 'wait': a full ring is drained into a scratch batch and
-// counted as userspace drops. Kernel drops are read per socket from SO_MEMINFO.
+// reader-worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The readers start
+// when the application first asks for a batch (or calls start()): until then the kernel's receive
+// buffer holds what comes. When the consumer falls behind and the ring is full, the reader waits and
+// the kernel's buffer absorbs the burst (onFull 'wait', the default); with onFull 'drop' a full ring
+// is drained into a scratch batch and counted as userspace drops. Kernel drops are read per socket
+// from SO_MEMINFO. Life cycle as Node's own objects: close() is idempotent, leaving a `for await`
+// closes, ref()/unref() as on a dgram socket, an AbortSignal closes.
 import type { Worker } from 'node:worker_threads';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
@@ -43,7 +47,7 @@ export interface UdpReceiverOptions {
   coalesce?: number | string;
   /** Receive buffer target as getsockopt reports it (default 8MiB). */
   rcvbuf?: number | string;
-  /** 'drop' (default): a full ring drops and counts; 'wait': the reader waits and the kernel drops instead. */
+  /** 'wait' (default): a full ring makes the reader wait, the kernel's receive buffer absorbs the burst and what it then drops is counted as kernelDrops; 'drop': the reader keeps reading and drops in userspace (the newest datagrams). */
   onFull?: 'drop' | 'wait';
   /** UDP_GRO: true, false, or 'auto' (default: on where the kernel accepts it, unless `slot` below 64 KiB was asked for). */
   gro?: boolean | 'auto';
@@ -51,6 +55,8 @@ export interface UdpReceiverOptions {
   addresses?: boolean;
   /** Batches in the ring (default: at most 128 MiB of address space, 4 to 64: 64 without GRO, 32 with it). */
   ring?: number;
+  /** Closes the receiver when aborted (as dgram.createSocket's `signal`). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -78,12 +84,16 @@ export interface UdpReceiverStats {
   packetsPerBatch: { mean: number; histogram: Record<string, number> };
   /** Dropped by the kernel before the socket (SO_MEMINFO sk_drops, summed over sockets). */
   kernelDrops: number;
-  /** Read from the kernel and dropped because the ring was full (or still queued at close). */
+  /** Read from the kernel and dropped because the ring was full (onFull: 'drop'). */
   userspaceDrops: number;
   /** Larger than a slot: counted, never delivered. */
   truncated: number;
   /** Taken from the kernel, not yet handed over. */
   queued: number;
+  /** Taken from the kernel and still queued when the application closed the receiver: never handed over, not dropped either. */
+  unread: number;
+  /** Whether the reader threads run (they start at the first batch asked for, or start()). */
+  started: boolean;
   /** Udp RcvbufErrors of the whole host (IPv4) since the receiver started. */
   hostRcvbufErrors: number;
   /** SO_RCVBUF as getsockopt reports it (doubled). */
@@ -112,7 +122,6 @@ interface Ring {
   names?: Buffer;
   msgIndex?: Uint16Array;
   exited: Promise<void>;
-  finalDrops?: number;
 }
 
 const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
@@ -129,16 +138,22 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly port: number;
   readonly gro: boolean;
   readonly layout: RingLayout;
+  private readonly fds: number[] = [];
+  /** Kernel drops per socket, read once when its reader stopped (the fd is closed after). */
+  private readonly finalDrops: (number | undefined)[] = [];
   private readonly rings: Ring[] = [];
   private readonly notify = new Int32Array(new SharedArrayBuffer(4));
   private held: { ring: number } | undefined;
   private next = 0;
+  private starting: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  private referenced = true;
+  private running = false;
   private delivered = 0;
   private deliveredBytes = 0;
   private batches = 0;
-  private closeDrops = 0;
+  private unread = 0;
   private readonly histogram: number[] = [];
   private hostBase: number;
   /** What resetStats() took away: the counters at that moment. */
@@ -154,10 +169,15 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   };
   private rcvbufReport!: UdpRcvbufReport;
   private readonly addresses: boolean;
+  private readonly untrack: () => void;
+  private readonly onAbort: (() => void) | undefined;
 
   /** Use createUdpReceiver(). */
   constructor(
-    private readonly o: Required<Omit<UdpReceiverOptions, 'listen' | 'ring'>> & { listen: HostPort },
+    private readonly o: Required<Omit<UdpReceiverOptions, 'listen' | 'ring' | 'signal'>> & {
+      listen: HostPort;
+      signal?: AbortSignal;
+    },
     entries: number,
     gro: boolean,
   ) {
@@ -167,7 +187,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     this.layout = ringLayout(entries, o.batch, slot, gro ? MAX_SEGMENTS : 1);
     this.hostBase = observeUdpHost();
     let port = o.listen.port;
-    const fds: number[] = [];
+    const fds = this.fds;
     try {
       for (let i = 0; i < o.sockets; i++) {
         const fd = createSocket(o.listen.host, SOCK_DGRAM);
@@ -189,17 +209,18 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     }
     this.host = o.listen.host;
     this.port = port;
-    fds.forEach((fd) => {
-      this.rings.push(this.startReader(fd, o.coalesce as number));
-    });
     this.untrack = trackSource({
       kind: 'udp',
       name: formatHostPort({ host: this.host, port }),
       stats: () => this.stats(),
     });
+    const signal = o.signal;
+    if (signal) {
+      this.onAbort = () => void this.close();
+      if (signal.aborted) this.onAbort();
+      else signal.addEventListener('abort', this.onAbort, { once: true });
+    }
   }
-
-  private readonly untrack: () => void;
 
   private startReader(fd: number, coalesceSeconds: number): Ring {
     const L = this.layout;
@@ -247,22 +268,55 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     };
   }
 
-  /** Resolves once every reader thread is running. */
-  async ready(): Promise<void> {
-    await Promise.all(
-      this.rings.map(
-        (r) =>
-          new Promise<void>((resolve, reject) => {
-            const onMsg = (m: { ready?: boolean; error?: string }) => {
-              if (m.ready) resolve();
-              else if (m.error) reject(new Error(m.error));
-            };
-            r.worker.on('message', onMsg);
-            r.worker.once('error', reject);
-            r.worker.once('exit', () => reject(new Error('UDP reader thread exited')));
-          }),
-      ),
-    );
+  /**
+   * Starts the reader threads (one per socket) and resolves once they run. The first nextBatch() (or
+   * step of `for await`) calls it; call it earlier to take datagrams from the kernel before the
+   * application asks for them. Until then the kernel's receive buffer holds what arrives. Safe to call
+   * twice; does nothing once stopped or closed.
+   */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      if (this.stopping || this.closing) return;
+      for (const fd of this.fds) this.rings.push(this.startReader(fd, this.o.coalesce as number));
+      await Promise.all(
+        this.rings.map(
+          (r) =>
+            new Promise<void>((resolve, reject) => {
+              const onMsg = (m: { ready?: boolean; error?: string }) => {
+                if (m.ready) resolve();
+                else if (m.error) reject(new Error(`UDP reader failed: ${m.error}`));
+              };
+              r.worker.on('message', onMsg);
+              r.worker.once('error', (e) => reject(new Error(`UDP reader failed: ${e.message}`)));
+              r.worker.once('exit', () => reject(new Error('UDP reader thread exited')));
+            }),
+        ),
+      );
+      // unref only once running (a start() awaited in an unref'd receiver still completes), and after
+      // the listeners (adding a 'message' listener refs the worker's port again)
+      this.running = true;
+      if (!this.referenced) this.unref();
+    })();
+    return this.starting;
+  }
+
+  /** Resolves once every reader thread is running (starts them). */
+  ready(): Promise<void> {
+    return this.start();
+  }
+
+  /** Lets the process exit while the receiver is open (as dgram's socket.unref()). */
+  unref(): this {
+    this.referenced = false;
+    if (this.running) for (const r of this.rings) r.worker.unref();
+    return this;
+  }
+
+  /** Keeps the process alive while the receiver reads (the default, as dgram's socket.ref()). */
+  ref(): this {
+    this.referenced = true;
+    for (const r of this.rings) r.worker.ref();
+    return this;
   }
 
   private release(): void {
@@ -305,9 +359,13 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     return batch;
   }
 
-  /** The next batch, or undefined once closed. Releases the batch handed out before. */
+  /**
+   * The next batch, or undefined once stopped (and drained) or closed. Starts the readers on the first
+   * call. Releases the batch handed out before.
+   */
   async nextBatch(): Promise<UdpBatch | undefined> {
     this.release();
+    if (!this.starting && !this.stopping && !this.closing) await this.start();
     for (;;) {
       if (this.closing) return undefined;
       const seen = Atomics.load(this.notify, 0);
@@ -320,13 +378,16 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
           return this.take(k);
         }
       }
-      if (this.rings.every((r) => Atomics.load(r.ctrl, CTRL.DONE))) return undefined;
+      // stopped (or never started), or every reader ended: nothing more will come
+      if ((this.stopping || n > 0) && this.rings.every((r) => Atomics.load(r.ctrl, CTRL.DONE)))
+        return undefined;
       // biome-ignore lint/suspicious/noExplicitAny: Atomics.waitAsync is not in the ES2023 lib
       const w = (Atomics as any).waitAsync(this.notify, 0, seen);
       if (w.async) await w.value;
     }
   }
 
+  /** Leaving the loop early (break, return, throw) closes the receiver, as with a Node stream. */
   [Symbol.asyncIterator](): AsyncIterator<UdpBatch> {
     return {
       next: async () => {
@@ -334,7 +395,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         return b ? { value: b, done: false } : { value: undefined, done: true };
       },
       return: async () => {
-        this.release();
+        await this.close();
         return { value: undefined, done: true };
       },
     };
@@ -342,7 +403,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 
   private raw() {
     let truncated = 0;
-    let udrops = this.closeDrops;
+    let udrops = 0;
     let kernelDrops = 0;
     let committed = 0;
     let calls = 0;
@@ -353,8 +414,10 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       committed += r.counters[COUNTER.RECEIVED];
       calls += r.counters[COUNTER.CALLS];
       messages += r.counters[COUNTER.MESSAGES];
-      kernelDrops += r.finalDrops ?? udpKernelDrops(r.fd);
     }
+    this.fds.forEach((fd, i) => {
+      kernelDrops += this.finalDrops[i] ?? udpKernelDrops(fd);
+    });
     const { delivered, deliveredBytes: bytes, batches } = this;
     return { delivered, bytes, batches, kernelDrops, udrops, truncated, calls, messages, committed };
   }
@@ -387,7 +450,9 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       kernelDrops: r.kernelDrops - b.kernelDrops,
       userspaceDrops: r.udrops - b.udrops,
       truncated: r.truncated - b.truncated,
-      queued: Math.max(0, r.committed - r.delivered - this.closeDrops),
+      queued: Math.max(0, r.committed - r.delivered - this.unread),
+      unread: this.unread,
+      started: this.rings.length > 0,
       hostRcvbufErrors: observeUdpHost() - this.hostBase,
       rcvbuf: this.rcvbufReport.got,
       rcvbufReport: this.rcvbufReport,
@@ -395,7 +460,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       readerMessages: r.messages - b.messages,
       jsCallsPerDatagram: delivered ? batches / delivered : 0,
       gro: this.gro,
-      sockets: this.rings.length,
+      sockets: this.fds.length,
     };
   }
 
@@ -410,12 +475,16 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      // a start() under way finishes first, so that its readers are stopped too
+      await this.starting?.catch(() => {});
       for (const r of this.rings) {
         Atomics.store(r.ctrl, CTRL.STOP, 1);
         Atomics.notify(r.ctrl, CTRL.TAIL);
       }
       await Promise.all(this.rings.map((r) => r.exited));
-      for (const r of this.rings) r.finalDrops = udpKernelDrops(r.fd);
+      this.fds.forEach((fd, i) => {
+        this.finalDrops[i] = udpKernelDrops(fd);
+      });
       Atomics.add(this.notify, 0, 1);
       Atomics.notify(this.notify, 0);
     })();
@@ -424,27 +493,29 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 
   /**
    * Stops the readers (each returns within 50 ms even when no datagram comes), closes the sockets and
-   * frees the ring. Batches still queued are counted as userspace drops. Safe to call twice.
+   * frees the ring. Datagrams taken from the kernel and not handed over yet are counted as `unread`.
+   * Safe to call twice.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.untrack();
+      if (this.onAbort) this.o.signal?.removeEventListener('abort', this.onAbort);
       this.release();
       Atomics.add(this.notify, 0, 1);
       Atomics.notify(this.notify, 0);
       await this.stop();
       let committed = 0;
-      for (const r of this.rings) {
-        committed += r.counters[COUNTER.RECEIVED];
-        closeFd(r.fd);
-      }
-      this.closeDrops = committed - this.delivered;
+      for (const r of this.rings) committed += r.counters[COUNTER.RECEIVED];
+      for (const fd of this.fds) closeFd(fd);
+      this.unread = committed - this.delivered;
     })();
     return this.closing;
   }
 }
-
-/** Makes the sockets, applies the buffer policy, binds, and starts one reader thread per socket. */
+/**
+ * Makes the sockets, applies the buffer policy and binds. The reader threads (one per socket) start at
+ * the first batch asked for, or at start().
+ */
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
   const asked =
@@ -463,20 +534,24 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
         ? options.coalesce
         : parseDuration(options.coalesce, 'coalesce');
   const rcvbuf = sizeOpt(options.rcvbuf, 8 * 1024 * 1024, 'rcvbuf');
-  const onFull = options.onFull ?? 'drop';
+  const onFull = options.onFull ?? 'wait';
   if (onFull !== 'drop' && onFull !== 'wait')
     throw new UsageError(`invalid value for onFull: '${onFull}' (expected drop or wait)`);
   const entries = checkRange('ring', options.ring ?? defaultEntries(batch, slot), 1, 4096);
-  const r = new UdpReceiver(
-    { listen, sockets, batch, slot, coalesce, rcvbuf, onFull, gro, addresses: options.addresses ?? false },
+  return new UdpReceiver(
+    {
+      listen,
+      sockets,
+      batch,
+      slot,
+      coalesce,
+      rcvbuf,
+      onFull,
+      gro,
+      addresses: options.addresses ?? false,
+      signal: options.signal,
+    },
     entries,
     gro,
   );
-  try {
-    await r.ready();
-  } catch (e) {
-    await r.close();
-    throw e;
-  }
-  return r;
 }

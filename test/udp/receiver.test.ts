@@ -124,7 +124,7 @@ test('a steady flow is read in batches, not a recvmmsg call per datagram or two'
 });
 
 test('after an overflow the next datagrams are delivered once the consumer caught up; resetStats counts from zero', async () => {
-  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 4, batch: 8 });
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 4, batch: 8, onFull: 'drop' });
   const c = consume(r, { each: () => sleep(50) }); // slow: the 4-batch ring overflows
   try {
     await sendRaw(
@@ -153,7 +153,13 @@ test('after an overflow the next datagrams are delivered once the consumer caugh
 });
 
 test('flood past a slow consumer: alive, bounded memory, sent = received + kernel + userspace + truncated', async () => {
-  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 8, batch: 32 });
+  const r = await createUdpReceiver({
+    listen: '127.0.0.1:0',
+    gro: false,
+    ring: 8,
+    batch: 32,
+    onFull: 'drop',
+  });
   const rss0 = process.memoryUsage().rss;
   const c = consume(r, { each: () => sleep(2) }); // about 16 k datagrams/s: the sender is ~10× faster
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
