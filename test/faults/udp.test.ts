@@ -10,10 +10,16 @@ import { accounted, consume, until } from '../udp/helpers.js';
 
 const STALL_MS = 5000;
 
-test('a consumer stalled 5 s under load: the reader keeps reading and counts drops; delivery recovers; every datagram accounted', {
+test('a consumer stalled 5 s under load (onFull: drop): the reader keeps reading and counts drops; delivery recovers; every datagram accounted', {
   timeout: 60_000,
 }, async () => {
-  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, ring: 4, batch: 64 });
+  const r = await createUdpReceiver({
+    listen: '127.0.0.1:0',
+    gro: false,
+    ring: 4,
+    batch: 64,
+    onFull: 'drop',
+  });
   let stalled = false;
   let stallStarted: (() => void) | undefined;
   const inStall = new Promise<void>((res) => {
