@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import { VERSION } from '../bench/document.js';
 import { SCHEMA } from '../bench/report/results.js';
 import { formatTable } from '../bench/table.js';
-import { readHostValues } from '../doctor/host.js';
-import { diagnose, exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from '../doctor/rules.js';
-import { hostInfo, procRoot } from '../observe/proc.js';
+import { checkHost } from '../doctor/check.js';
+import { exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from '../doctor/rules.js';
+import { hostInfo } from '../observe/proc.js';
 import {
   formatBitRate,
   formatDuration,
@@ -19,8 +19,19 @@ import {
 
 const show = (v: Finding['value'] | Finding['target']) => (v === null ? '-' : String(v));
 
+/** The value column: udp_mem in pages and bytes, a counter with what it grew by. */
+function shown(f: Finding): [string, string] {
+  if (f.valueBytes && f.targetBytes !== undefined)
+    return [
+      `${f.value} pages = ${f.valueBytes.map((b) => formatSize(b)).join(' ')}`,
+      `${f.target} pages = ${formatSize(f.targetBytes)}`,
+    ];
+  if (f.grew !== undefined && f.since !== 'boot') return [`${f.value} (+${f.grew})`, show(f.target)];
+  return [show(f.value), show(f.target)];
+}
+
 export function formatFindings(findings: Finding[], t: Targets, readOnly: boolean): string {
-  const rows = findings.map((f) => [f.name, show(f.value), show(f.target), f.status]);
+  const rows = findings.map((f) => [f.name, ...shown(f), f.status]);
   const out = [
     `sockbuf doctor: ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +
       `buffer ${formatSize(t.udpRcvbufBytes)}`,
@@ -61,7 +72,11 @@ export function register(program: Command): void {
     .option('--json', 'a sockbuf.v1 JSON document on stdout instead of the table')
     .option('--sysctl-conf', 'print an /etc/sysctl.d file with the recommended values instead of the table')
     .option('--proc-root <path>', 'read this /proc tree instead (default $SOCKBUF_PROC_ROOT or /proc)')
-    .action((o: Record<string, string | boolean | undefined>) => {
+    .option(
+      '--sample <duration>',
+      'count drops over this window instead of since the last run (the history file: $SOCKBUF_DOCTOR_HISTORY)',
+    )
+    .action(async (o: Record<string, string | boolean | undefined>) => {
       const t: Targets = {
         bitsPerSecond: parseBitRate(String(o.bandwidth), '--bandwidth'),
         rttSeconds: parseDuration(String(o.rtt), '--rtt'),
@@ -70,9 +85,18 @@ export function register(program: Command): void {
       if (!(t.rttSeconds > 0))
         throw new UsageError(`invalid value for --rtt: '${o.rtt}' (expected more than 0)`);
       if (o.json && o.sysctlConf) throw new UsageError('--json and --sysctl-conf: choose one');
-      const root = procRoot(typeof o.procRoot === 'string' ? o.procRoot : undefined);
-      const h = readHostValues(root);
-      const findings = diagnose(h, t);
+      const sample = typeof o.sample === 'string' ? parseDuration(o.sample, '--sample') : undefined;
+      if (sample !== undefined && !(sample > 0))
+        throw new UsageError(`invalid value for --sample: '${o.sample}' (expected more than 0)`);
+      if (typeof o.procRoot === 'string' && o.procRoot === '')
+        throw new UsageError(`invalid value for --proc-root: '' (expected a folder)`);
+      const check = await checkHost({
+        targets: t,
+        procRoot: typeof o.procRoot === 'string' ? o.procRoot : undefined,
+        sample: sample === undefined ? undefined : sample * 1000,
+      });
+      const { findings, procRoot: root, host: h } = check;
+      for (const w of check.warnings) process.stderr.write(`sockbuf doctor: ${w}\n`);
       if (o.sysctlConf) {
         const by = `written by sockbuf ${VERSION} doctor on ${new Date().toISOString()}`;
         process.stdout.write(sysctlConf(findings, t, h.procSysReadOnly, by));
@@ -90,6 +114,7 @@ export function register(program: Command): void {
       } else {
         process.stdout.write(formatFindings(findings, t, h.procSysReadOnly));
       }
-      process.exitCode = exitCode(findings);
+      // --sysctl-conf printed what was asked for: `doctor --sysctl-conf > f && …` must work
+      process.exitCode = o.sysctlConf ? 0 : exitCode(findings);
     });
 }

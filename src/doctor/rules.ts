@@ -4,6 +4,7 @@
 import { ceiling, pinnedWindow, windowFor } from '../policy/bdp.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { BUFFER_SYSCTLS } from '../sys/sysctl.js';
+import type { CounterBaseline } from './history.js';
 
 export interface HostValues {
   /** Sysctls as numbers (one, or three for tcp_rmem/tcp_wmem/udp_mem); absent ones missing. */
@@ -19,6 +20,19 @@ export interface HostValues {
   udpGro?: boolean;
   /** Bytes per page (udp_mem counts pages); 4096 when not known. */
   pageSize?: number;
+  /** What the drop counters grew by, and since when (src/doctor/history.ts); the boot when absent. */
+  baseline?: CounterBaseline;
+}
+
+/** The drop counters the doctor judges, by finding name. */
+export function dropCounters(h: Pick<HostValues, 'udp' | 'softnetDrops'>): Record<string, number> {
+  const all: Record<string, number | undefined> = {
+    'Udp.RcvbufErrors': h.udp?.RcvbufErrors,
+    'Udp.InErrors': h.udp?.InErrors,
+    'Udp.SndbufErrors': h.udp?.SndbufErrors,
+    'softnet.dropped': h.softnetDrops,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, number>;
 }
 
 export interface Targets {
@@ -49,6 +63,13 @@ export interface Finding {
   explanation: string;
   /** For a sysctl below target: the value to set (same form as value). */
   recommended?: string;
+  /** For a counter: how much it grew since `since` (value stays the since-boot total). */
+  grew?: number;
+  since?: CounterBaseline['kind'];
+  sinceSeconds?: number;
+  /** For udp_mem: the value and target in bytes (the sysctl counts pages). */
+  valueBytes?: number[];
+  targetBytes?: number;
 }
 
 /** The next power of two ≥ n: the round figure to recommend. */
@@ -174,39 +195,56 @@ export function diagnose(h: HostValues, t: Targets): Finding[] {
   });
   const PAGE = h.pageSize ?? 4096;
   three('net.ipv4.udp_mem', (v) => {
+    // udp_mem counts pages: the target is the least `max` (third value) that holds one full buffer
     const target = Math.ceil(t.udpRcvbufBytes / PAGE);
+    const bytes = { valueBytes: v.map((x) => x * PAGE), targetBytes: target * PAGE };
     const what =
       `all UDP sockets together may hold ${v[2]} pages = ${formatSize(v[2] * PAGE)} (${formatSize(PAGE)} pages; pressure from ` +
       `${formatSize(v[1] * PAGE)}); one full ${formatSize(t.udpRcvbufBytes)} receive buffer is ${target} pages`;
     return v[2] >= target
-      ? { target: `${v[0]} ${v[1]} ${target}`, status: 'ok', explanation: what }
+      ? { target: `max ≥ ${target}`, status: 'ok', explanation: what, ...bytes }
       : {
-          target: `${v[0]} ${v[1]} ${target}`,
+          target: `max ≥ ${target}`,
           status: 'low',
           explanation: what,
           recommended: `${v[0]} ${Math.max(v[1], target)} ${roundUp(target * 4)}`,
+          ...bytes,
         };
   });
+  const base = h.baseline;
+  const since =
+    base === undefined || base.kind === 'boot'
+      ? 'since boot'
+      : base.kind === 'sample'
+        ? `during the ${formatDuration(base.seconds ?? 0)} sample`
+        : `since the last run ${formatDuration(Math.round(base.seconds ?? 0))} ago`;
   const counter = (name: string, value: number | undefined, what: string) => {
-    out.push(
-      value === undefined
-        ? {
-            name,
-            kind: 'counter',
-            value: null,
-            target: null,
-            status: 'missing',
-            explanation: 'not available',
-          }
-        : {
-            name,
-            kind: 'counter',
-            value,
-            target: 0,
-            status: value > 0 ? 'drops' : 'ok',
-            explanation: `${value} since boot: ${what}. Run again after your workload to see whether it grows`,
-          },
-    );
+    if (value === undefined) {
+      out.push({
+        name,
+        kind: 'counter',
+        value: null,
+        target: null,
+        status: 'missing',
+        explanation: 'not available',
+      });
+      return;
+    }
+    const grew = base?.grew[name] ?? value;
+    const total = base && base.kind !== 'boot' ? ` (${value} since boot)` : '';
+    const again = base?.kind === 'sample' ? '' : '. Run again after your workload to see whether it grows';
+    out.push({
+      name,
+      kind: 'counter',
+      value,
+      target: 0,
+      // only growth is a problem: since-boot totals of a host that dropped once stay information
+      status: grew > 0 ? 'drops' : value > 0 ? 'info' : 'ok',
+      explanation: `${grew} ${since}${total}: ${what}${again}`,
+      grew,
+      since: base?.kind ?? 'boot',
+      ...(base?.seconds !== undefined ? { sinceSeconds: base.seconds } : {}),
+    });
   };
   counter(
     'Udp.RcvbufErrors',

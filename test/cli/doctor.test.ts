@@ -1,7 +1,8 @@
 // `sockbuf doctor` as a command against fake /proc trees: the table, --json, --sysctl-conf, exit codes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { checkResults } from '../../src/bench/report/results.js';
@@ -10,22 +11,35 @@ import { SOCKBUF_ARGV } from './argv.js';
 
 const good = fakeProc(GOOD);
 const stock = fakeProc(STOCK, { rcvbufErrors: 9, readOnly: true });
+const scratch = mkdtempSync(join(tmpdir(), 'sockbuf-doctor-history-'));
 after(() => {
-  rmSync(good, { recursive: true, force: true });
-  rmSync(stock, { recursive: true, force: true });
+  for (const d of [good, stock, scratch]) rmSync(d, { recursive: true, force: true });
 });
 
-const doctor = (...args: string[]) =>
+let histories = 0;
+/** Each call its own fresh history file unless one is given. */
+const doctor = (...args: string[]) => doctorWith(join(scratch, `h${histories++}.json`), ...args);
+const doctorWith = (history: string, ...args: string[]) =>
   spawnSync(process.execPath, [...SOCKBUF_ARGV, 'doctor', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
+    env: { ...process.env, SOCKBUF_DOCTOR_HISTORY: history },
   });
+
+/** Rewrites a fake /proc's Udp counters (InErrors and RcvbufErrors both = n). */
+function setUdpErrors(root: string, n: number): void {
+  writeFileSync(
+    join(root, 'net/snmp'),
+    'Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n' +
+      `Udp: 100 0 ${n} 100 ${n} 0 0 0 0\n`,
+  );
+}
 
 test('a host that holds the targets (SOCKBUF_PROC_ROOT): the table, exit 0', () => {
   const r = spawnSync(process.execPath, [...SOCKBUF_ARGV, 'doctor'], {
     encoding: 'utf8',
     timeout: 60_000,
-    env: { ...process.env, SOCKBUF_PROC_ROOT: good },
+    env: { ...process.env, SOCKBUF_PROC_ROOT: good, SOCKBUF_DOCTOR_HISTORY: join(scratch, 'env.json') },
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^net\.core\.rmem_max\s+8388608\s+4194304\s+ok$/m);
@@ -72,9 +86,9 @@ test('--json: one sockbuf.v1 document, each item with value, target, status, exp
   assert.equal(rmem?.status, 'low');
 });
 
-test('--sysctl-conf prints an /etc/sysctl.d file and writes nothing', () => {
+test('--sysctl-conf prints an /etc/sysctl.d file and writes nothing; exit 0 since it printed it', () => {
   const r = doctor('--proc-root', stock, '--sysctl-conf');
-  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^# \/etc\/sysctl\.d\/60-sockbuf\.conf$/m);
   assert.match(r.stdout, /^net\.core\.rmem_max = 4194304$/m);
   assert.match(r.stdout, /^net\.ipv4\.tcp_wmem = 4096 20480 8388608$/m);
@@ -92,4 +106,64 @@ test('bad usage exits 2 naming the option', () => {
     assert.match(r.stderr, new RegExp(`${opt}.*'${val}'`));
     assert.equal(r.stdout, '');
   }
+});
+
+test('like nstat: drops since the last run decide the exit status; since-boot totals are information', () => {
+  const root = fakeProc(GOOD, { rcvbufErrors: 9 });
+  const history = join(scratch, 'nstat.json');
+  try {
+    const first = doctorWith(history, '--proc-root', root);
+    assert.equal(first.status, 1, first.stderr);
+    assert.match(first.stdout, /^! Udp\.RcvbufErrors: 9 since boot/m);
+    const second = doctorWith(history, '--proc-root', root);
+    assert.equal(second.status, 0, second.stdout);
+    assert.match(second.stdout, /^Udp\.RcvbufErrors\s+9 \(\+0\)\s+0\s+info$/m);
+    assert.match(second.stdout, /Udp\.RcvbufErrors: 0 since the last run .* ago \(9 since boot\)/);
+    setUdpErrors(root, 12);
+    const third = doctorWith(history, '--proc-root', root, '--json');
+    assert.equal(third.status, 1, third.stderr);
+    const row = JSON.parse(third.stdout).results.find((f: { name: string }) => f.name === 'Udp.RcvbufErrors');
+    assert.equal(row.value, 12);
+    assert.equal(row.grew, 3);
+    assert.equal(row.since, 'last-run');
+    assert.equal(row.status, 'drops');
+    setUdpErrors(root, 1); // fewer than before: a reboot; the baseline is the boot again
+    const fourth = doctorWith(history, '--proc-root', root);
+    assert.equal(fourth.status, 1);
+    assert.match(fourth.stderr, /rebooted/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('--sample counts drops over a window; an unwritable history is said and the boot is the baseline', () => {
+  const root = fakeProc(GOOD, { rcvbufErrors: 9 });
+  try {
+    const r = doctor('--proc-root', root, '--sample', '200ms');
+    assert.equal(r.status, 0, r.stdout);
+    assert.match(r.stdout, /Udp\.RcvbufErrors: 0 during the \d+ ms sample \(9 since boot\)/);
+    const notADir = join(scratch, 'a-file');
+    writeFileSync(notADir, '');
+    const bad = doctorWith(join(notADir, 'history.json'), '--proc-root', root);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /cannot write the doctor's history .*since boot/);
+    assert.equal(doctor('--sample', '0s').status, 2);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('udp_mem is shown in pages and bytes', () => {
+  const r = doctor('--proc-root', good);
+  assert.match(
+    r.stdout,
+    /^net\.ipv4\.udp_mem\s+575799 767732 1151598 pages = [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB\s+max ≥ \d+ pages = 8 MiB\s+ok$/m,
+  );
+});
+
+test('a --proc-root that is not a /proc tree exits 3', () => {
+  const r = doctor('--proc-root', '/nonexistent');
+  assert.equal(r.status, 3, r.stdout);
+  assert.match(r.stderr, /\/nonexistent.*not a \/proc tree/);
+  assert.equal(r.stdout, '');
 });
