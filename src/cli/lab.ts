@@ -16,6 +16,7 @@ import {
   spawnIn,
 } from '../lab/lab.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
+import { parseBoundedJson } from '../policy/json.js';
 import { EnvironmentError, UsageError } from '../policy/units.js';
 
 interface LabFlags extends LabSpecInput {
@@ -159,7 +160,7 @@ export function register(program: Command): void {
       });
       child.stdout?.destroy();
       child.unref();
-      const r = JSON.parse(line) as {
+      const r = parseBoundedJson(line, { maxLength: 1 << 20 }) as {
         error?: string;
         exitCode?: number;
         info?: LabInfo;

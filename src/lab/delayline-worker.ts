@@ -128,6 +128,8 @@ function run(spec: WorkerSpec): void {
   }
 }
 
-if (parentPort && workerData) {
+// this module is also imported for its constants (delayline.ts): it runs only as the delay line's own
+// worker, not in any worker that happens to import sockbuf
+if (parentPort && Array.isArray((workerData as Partial<WorkerSpec> | null)?.dirs)) {
   run(workerData as WorkerSpec);
 }

@@ -3,10 +3,11 @@
 // prefix and the owning PID (sbl-<pid>-c, sbl-<pid>-s); what a dead PID left behind is removed by
 // the next lab command (cleanStale), what a live one owns is never touched.
 import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, formatBitRate, formatDuration } from '../policy/units.js';
+import { parseBoundedJson, readBoundedJsonFile } from '../policy/json.js';
+import { EnvironmentError, formatBitRate, formatDuration, UsageError } from '../policy/units.js';
 import { readSysctlText } from '../sys/sysctl.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
@@ -16,6 +17,8 @@ import { restoreStaleSysctls } from './sysctls.js';
 export const LAB_PREFIX = 'sbl-';
 export const LAB_ENV = 'SOCKBUF_LAB';
 const STATE_DIR = '/run/sockbuf';
+/** A lab's state file, its description in SOCKBUF_LAB and a probe's output are small: 1 MiB at most. */
+const MAX_STATE_BYTES = 1 << 20;
 const NETNS_DIR = '/run/netns';
 
 export type HostName = 'client' | 'server';
@@ -218,7 +221,7 @@ export function listLabs(): LabListing[] {
     if (!m) continue;
     const l = get(Number(m[1]));
     try {
-      l.info = JSON.parse(readFileSync(join(STATE_DIR, f), 'utf8')) as LabInfo;
+      l.info = readBoundedJsonFile(join(STATE_DIR, f), { maxBytes: MAX_STATE_BYTES }) as LabInfo;
     } catch {
       // half-written by a killed process: still stale
     }
@@ -392,13 +395,20 @@ export class Lab {
       const to = this.info.hosts.server.ipv4;
       const p = await this.exec('client', [...probe, 'ping', to, port, String(opts.pings ?? 20)]);
       if (p.code !== 0) throw new Error(`lab ping probe failed: ${p.stderr.trim()}`);
-      const got0 = JSON.parse(p.stdout) as { rttUs: number[]; kernelRttUs: number[] };
+      const got0 = parseBoundedJson(p.stdout, { maxLength: MAX_STATE_BYTES }) as {
+        rttUs: number[];
+        kernelRttUs: number[];
+      };
       const sorted = (xs: number[]) => xs.filter((x) => x > 0).sort((a, b) => a - b);
       const samples = sorted(got0.kernelRttUs);
       const app = sorted(got0.rttUs.slice(1));
       const b = await this.exec('client', [...probe, 'push', to, port, String(opts.seconds ?? 1)]);
       if (b.code !== 0) throw new Error(`lab transfer probe failed: ${b.stderr.trim()}`);
-      const got = JSON.parse(b.stdout) as { bytes: number; seconds: number; peakBitsPerSecond: number };
+      const got = parseBoundedJson(b.stdout, { maxLength: MAX_STATE_BYTES }) as {
+        bytes: number;
+        seconds: number;
+        peakBitsPerSecond: number;
+      };
       return {
         rttUs: samples[samples.length >> 1],
         minRttUs: samples[0],
@@ -463,7 +473,21 @@ export function spawnIn(
 export function labFromEnv(env: NodeJS.ProcessEnv = process.env): LabInfo | undefined {
   const v = env[LAB_ENV];
   if (!v) return undefined;
-  return JSON.parse(v) as LabInfo;
+  let info: unknown;
+  try {
+    info = parseBoundedJson(v, { maxLength: MAX_STATE_BYTES });
+  } catch (err) {
+    throw new UsageError(`${LAB_ENV} is not a lab's description: ${(err as Error).message}`);
+  }
+  const hosts = (info as Partial<LabInfo> | null)?.hosts;
+  if (
+    typeof hosts !== 'object' ||
+    hosts === null ||
+    typeof hosts.client !== 'object' ||
+    typeof hosts.server !== 'object'
+  )
+    throw new UsageError(`${LAB_ENV} is not a lab's description (no client and server hosts)`);
+  return info as LabInfo;
 }
 
 function collect(child: ChildProcess, timeoutMs: number): Promise<ExecResult> {

@@ -1,9 +1,12 @@
 // Host sysctl changes made for an experiment (bench sysctl-sweep), always undone: the original values
 // are written to a state file before the first change, so that what a killed process changed is
 // restored by the next lab or sweep command (restoreStaleSysctls, called by cleanStale).
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBoundedJsonFile } from '../policy/json.js';
 import { readSysctlText, writeSysctl } from '../sys/sysctl.js';
+
+const readState = (file: string) => readBoundedJsonFile(file, { maxBytes: 1 << 20 }) as SysctlState;
 
 /** Where the originals are kept (tmpfs: a reboot resets both the sysctls and the state). */
 function stateDir(): string {
@@ -35,9 +38,7 @@ function alive(pid: number): boolean {
  */
 export function changeSysctls(values: Record<string, string | number>, pid = process.pid): void {
   const file = stateFile(pid);
-  const state: SysctlState = existsSync(file)
-    ? JSON.parse(readFileSync(file, 'utf8'))
-    : { pid, original: {} };
+  const state: SysctlState = existsSync(file) ? readState(file) : { pid, original: {} };
   for (const name of Object.keys(values)) {
     if (state.original[name] !== undefined) continue;
     const v = readSysctlText(name);
@@ -55,7 +56,7 @@ export function restoreSysctls(pid = process.pid): string[] {
   if (!existsSync(file)) return [];
   let state: SysctlState;
   try {
-    state = JSON.parse(readFileSync(file, 'utf8')) as SysctlState;
+    state = readState(file);
   } catch {
     rmSync(file, { force: true }); // written before any change: a torn file changed nothing
     return [];
@@ -81,5 +82,5 @@ export function restoreStaleSysctls(): string[] {
 /** The changes pending for `pid` (its saved originals), if any. */
 export function pendingSysctls(pid = process.pid): SysctlState | undefined {
   const file = stateFile(pid);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SysctlState) : undefined;
+  return existsSync(file) ? readState(file) : undefined;
 }

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+
 /**
  * JSON from peers and files, bounded before it is parsed. V8's JSON.parse recurses on nesting and
  * JSON.stringify of a deeply nested value overflows the stack, so a line such as `[[[[…]]]]` nested
@@ -50,4 +52,22 @@ export function parseBoundedJson(
   if (jsonDepth(text, maxDepth) > maxDepth)
     throw new JsonLimitError(`JSON nested deeper than ${maxDepth} levels`, 'too-deep');
   return JSON.parse(text);
+}
+
+/**
+ * A JSON file, bounded before it is read (its size on disk) and before it is parsed (its depth).
+ * Throws JsonLimitError past the limits, the fs error when it cannot be read, SyntaxError when it is
+ * not JSON.
+ */
+export function readBoundedJsonFile(
+  file: string | URL,
+  limits: { maxBytes: number; maxDepth?: number },
+): unknown {
+  const size = statSync(file).size;
+  if (size > limits.maxBytes)
+    throw new JsonLimitError(
+      `${size} bytes, more than the ${limits.maxBytes} a JSON file may have here`,
+      'too-long',
+    );
+  return parseBoundedJson(readFileSync(file, 'utf8'), { maxDepth: limits.maxDepth });
 }

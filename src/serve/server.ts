@@ -7,6 +7,7 @@
 // and reaped, so its ports are free before the next test starts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import { MAX_EVENT_LINE, parseEventLine } from '../bench/ends.js';
 import { endSpawnSpec } from '../bench/runner.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import {
@@ -54,7 +55,7 @@ export const FAR_END: Record<Kind, string[]> = {
 
 /** Far-end output kept per test (lines beyond are counted, not kept). */
 const MAX_RESULT_LINES = 10_000;
-const MAX_FAR_LINE = 1 << 20;
+const MAX_FAR_LINE = MAX_EVENT_LINE;
 /** A client that does not read its replies is dropped once this much is queued for it. */
 const MAX_QUEUED_WRITE = 1 << 20;
 
@@ -85,16 +86,12 @@ class FarEnd {
         return; // an over-long line from our own child: skipped, the decoder starts afresh
       }
       for (const line of lines) {
-        let obj: unknown;
-        try {
-          obj = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) continue;
+        // bounded like every JSON reader: a line nested too deep is skipped, not kept to be echoed
+        const obj = parseEventLine(line);
+        if (obj === undefined) continue;
         if (this.lines.length < MAX_RESULT_LINES) this.lines.push(obj);
         else this.dropped++;
-        this.onLine?.(obj as Record<string, unknown>);
+        this.onLine?.(obj);
       }
     });
     this.child.stderr?.setEncoding('utf8');

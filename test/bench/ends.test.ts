@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lastEvent, numberField, parseEventLine, substitute } from '../../src/bench/ends.js';
+import { lastEvent, MAX_EVENT_LINE, numberField, parseEventLine, substitute } from '../../src/bench/ends.js';
+
+test('parseEventLine ignores a line nested too deep or too long to write out again', () => {
+  assert.equal(parseEventLine(`{"event":"x","a":${'['.repeat(1e5)}${']'.repeat(1e5)}}`), undefined);
+  assert.equal(parseEventLine(`{"event":"x","a":"${'x'.repeat(MAX_EVENT_LINE)}"}`), undefined);
+  assert.deepEqual(parseEventLine('{"event":"x","a":[[1]]}'), { event: 'x', a: [[1]] });
+});
 
 test('parseEventLine takes JSON object lines only', () => {
   assert.deepEqual(parseEventLine('{"event":"ready","port":5201}'), { event: 'ready', port: 5201 });

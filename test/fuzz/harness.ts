@@ -15,6 +15,8 @@ export interface Target<T = unknown> {
   allowed(err: unknown): boolean;
   /** Properties of a successful result; throw to fail. */
   check?(input: T, output: unknown): void;
+  /** Inputs in `npm test` when fewer than the default suit it (each input is large). */
+  testCount?: number;
   /** The largest single Buffer allocation a call may make for this input (default 1 MiB). */
   maxAllocBytes?(input: T): number;
 }

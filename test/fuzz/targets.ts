@@ -2,6 +2,7 @@
 import type { Target } from './harness.js';
 import { frameTargets } from './targets/frame.js';
 import { helloTargets } from './targets/hello.js';
+import { jsonTargets } from './targets/json.js';
 import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
@@ -14,6 +15,7 @@ export const targets: Target[] = [
   ...sockdiagTargets,
   ...frameTargets,
   ...helloTargets,
+  ...jsonTargets,
 ];
 
 export function targetsNamed(pattern?: string): Target[] {

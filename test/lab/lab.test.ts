@@ -13,7 +13,7 @@ import {
   withLab,
 } from '../../src/lab/lab.js';
 import { readBufferSysctls } from '../../src/observe/proc.js';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 import { readSysctlText } from '../../src/sys/sysctl.js';
 
 const root = process.getuid?.() === 0;
@@ -109,6 +109,17 @@ test('after SIGKILL, lab down --stale removes the dead lab and leaves a live one
     cleanStale();
   }
   assert.deepEqual(leftovers(live.pid), []);
+});
+
+test('SOCKBUF_LAB that is not a lab (not JSON, nested 100 000 deep, no hosts) is bad usage naming it', () => {
+  for (const v of ['{', `${'['.repeat(1e5)}${']'.repeat(1e5)}`, '{"id":"1"}', 'null', '[]']) {
+    assert.throws(
+      () => labFromEnv({ SOCKBUF_LAB: v }),
+      (e: unknown) => e instanceof UsageError && /SOCKBUF_LAB is not a lab's description/.test(e.message),
+      v.slice(0, 20),
+    );
+  }
+  assert.equal(labFromEnv({}), undefined);
 });
 
 test('the routes that carry the congestion control: IPv4, and IPv6 when the MTU allows it', () => {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { JsonLimitError, jsonDepth, parseBoundedJson } from '../../src/policy/json.js';
+import { JsonLimitError, jsonDepth, parseBoundedJson, readBoundedJsonFile } from '../../src/policy/json.js';
 
 test('jsonDepth counts brackets outside strings only', () => {
   assert.equal(jsonDepth('1'), 0);
@@ -22,4 +25,21 @@ test('parseBoundedJson refuses deep nesting and long text before parsing, parses
   assert.deepEqual(parseBoundedJson('{"a":[1,2]}', { maxDepth: 2 }), { a: [1, 2] });
   assert.throws(() => parseBoundedJson('{"a":[[1]]}', { maxDepth: 2 }), JsonLimitError);
   assert.throws(() => parseBoundedJson('{'), SyntaxError);
+});
+
+test('readBoundedJsonFile refuses a file larger than its bound before reading it, and deep nesting', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-json-'));
+  writeFileSync(join(dir, 'ok.json'), '{"a":1}');
+  writeFileSync(join(dir, 'big.json'), `[${'1,'.repeat(1000)}1]`);
+  writeFileSync(join(dir, 'deep.json'), `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+  assert.deepEqual(readBoundedJsonFile(join(dir, 'ok.json'), { maxBytes: 100 }), { a: 1 });
+  assert.throws(
+    () => readBoundedJsonFile(join(dir, 'big.json'), { maxBytes: 100 }),
+    (e: unknown) => e instanceof JsonLimitError && e.reason === 'too-long',
+  );
+  assert.throws(
+    () => readBoundedJsonFile(join(dir, 'deep.json'), { maxBytes: 1 << 20 }),
+    (e: unknown) => e instanceof JsonLimitError && e.reason === 'too-deep',
+  );
+  assert.throws(() => readBoundedJsonFile(join(dir, 'missing.json'), { maxBytes: 100 }), /ENOENT/);
 });

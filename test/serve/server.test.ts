@@ -297,3 +297,21 @@ test('a line nested 10 000 deep is refused on its connection; the server keeps s
     await srv.close();
   }
 });
+
+test('a far end that prints a line nested 100 000 deep: the line is skipped, the result still comes', async () => {
+  const srv = await serve();
+  try {
+    const c = await ServeClient.connect(srv.address);
+    const ready = await c.startTest('tcp', { reader: 'deep' });
+    await blast(ready.port, 1000);
+    const r = await c.result();
+    assert.equal(r.exitCode, 0);
+    assert.deepEqual(
+      r.lines.map((l) => (l as { event: string }).event),
+      ['ready', 'result'],
+    );
+    c.close();
+  } finally {
+    await srv.close();
+  }
+});

@@ -1,10 +1,11 @@
 // The sockbuf.v1 results document (docs/results-schema.json): reading and checking it, merging several
 // into one, and reading a row's columns whatever shape the runner gave them (a number, or an object
 // with the median). Pure apart from loadResults, which reads files.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import type { HostInfo } from '../../observe/proc.js';
+import { parseBoundedJson } from '../../policy/json.js';
 import { UsageError } from '../../policy/units.js';
 
 export const SCHEMA = 'sockbuf.v1';
@@ -97,22 +98,37 @@ export function flattenRow(raw: Record<string, unknown>, params: Record<string, 
   return out;
 }
 
-/** Reads and checks results files; bad JSON or a wrong document is a UsageError naming the file. */
+/** A results file larger than this, or nested deeper, is refused before it is parsed. */
+export const MAX_RESULTS_FILE_BYTES = 256 << 20;
+export const MAX_RESULTS_DEPTH = 32;
+
+/** A results document from its text: too deep, not JSON or a wrong document is a UsageError. */
+export function parseResults(text: string, source = 'results'): ResultsDocument {
+  let doc: unknown;
+  try {
+    doc = parseBoundedJson(text, { maxLength: MAX_RESULTS_FILE_BYTES, maxDepth: MAX_RESULTS_DEPTH });
+  } catch (err) {
+    throw new UsageError(`results file '${source}' is not JSON: ${(err as Error).message}`);
+  }
+  return checkResults(doc, source);
+}
+
+/**
+ * Reads and checks results files; unreadable, larger than MAX_RESULTS_FILE_BYTES, bad JSON or a
+ * wrong document is a UsageError naming the file.
+ */
 export function loadResults(files: string[]): ResultsDocument[] {
   return files.map((file) => {
     let text: string;
     try {
+      const size = statSync(file).size;
+      if (size > MAX_RESULTS_FILE_BYTES)
+        throw new Error(`${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`);
       text = readFileSync(file, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read results file '${file}': ${(err as Error).message}`);
     }
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`results file '${file}' is not JSON: ${(err as Error).message}`);
-    }
-    return checkResults(doc, file);
+    return parseResults(text, file);
   });
 }
 

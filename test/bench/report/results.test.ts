@@ -63,6 +63,16 @@ test('a wrong document is a UsageError that names the source and the problem', (
   writeFileSync(join(dir, 'broken.json'), '{"schema":');
   assert.throws(() => loadResults([join(dir, 'broken.json')]), /broken\.json' is not JSON/);
   assert.throws(() => loadResults([join(dir, 'missing.json')]), /cannot read results file/);
+  // nested 100 000 deep: refused before it is parsed (the schema check recursed until the stack ran out)
+  writeFileSync(
+    join(dir, 'deep.json'),
+    `{"schema":"sockbuf.v1","results":${'['.repeat(1e5)}${']'.repeat(1e5)}}`,
+  );
+  assert.throws(
+    () => loadResults([join(dir, 'deep.json')]),
+    (e: unknown) =>
+      e instanceof UsageError && /deep\.json' is not JSON: JSON nested deeper than 32/.test(e.message),
+  );
 });
 
 test('columns read the same whether a number or a { median, min, max } object', () => {
