@@ -118,6 +118,8 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
         port: opts.port,
         sndbuf: opts.reverse ? undefined : opts.sndbuf,
         reader: opts.reader,
+        // read from the start: reverse counts what arrives (conn.reader.bytes); forward sees the FIN
+        onData: () => {},
       });
       conn.sample(); // the first interval's limited % counts from here
       streams.push({ index: i, conn, bytes: 0, lastBytes: 0 });

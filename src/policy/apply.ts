@@ -125,6 +125,8 @@ export interface ConnectPinnedOptions extends TcpBufferOptions {
   onread?: OnRead;
   /** Give up connecting after this long (SysError ETIMEDOUT); default: the kernel's SYN retries. */
   timeoutSeconds?: number;
+  /** Hand the socket over paused: it reads nothing from the kernel until `socket.resume()`. */
+  paused?: boolean;
 }
 
 /**
@@ -140,7 +142,7 @@ export async function connectPinned(
   try {
     const buffers = applyTcpBuffers(fd, opts);
     await connectFd(fd, to, opts.timeoutSeconds);
-    const socket = socketFromFd(fd, opts.onread);
+    const socket = socketFromFd(fd, opts.onread, opts.paused);
     markPinned(socket, buffers);
     return { socket, buffers };
   } catch (e) {

@@ -133,10 +133,20 @@ export type OnRead = {
   callback: (n: number, buf: Uint8Array) => boolean | undefined;
 };
 
-/** A net.Socket over a connected socket made here; Node owns the fd from now on. */
-export function socketFromFd(fd: number, onread?: OnRead): net.Socket {
+/**
+ * A net.Socket over a connected socket made here; Node owns the fd from now on. With `paused`, the
+ * socket reads nothing from the kernel until `resume()` (Node's internal `pauseOnCreate`, the option
+ * behind net.Server's pauseOnConnect): the kernel keeps the bytes, and its window holds the peer.
+ */
+export function socketFromFd(fd: number, onread?: OnRead, paused = false): net.Socket {
   setNonBlocking(fd);
-  return new net.Socket({ fd, readable: true, writable: true, onread } as net.SocketConstructorOpts);
+  return new net.Socket({
+    fd,
+    readable: true,
+    writable: true,
+    onread,
+    pauseOnCreate: paused,
+  } as net.SocketConstructorOpts);
 }
 
 /** server.listen on a listening socket made here (its options, e.g. SO_RCVBUF, pass to accepted sockets). */
@@ -153,7 +163,8 @@ export function listenOnFd(server: net.Server, fd: number): Promise<void> {
 
 /**
  * Node 20 ignores `onread` for accepted sockets. For a server made with pauseOnConnect: true, this
- * moves the accepted socket's handle into a new net.Socket that reads through `onread`.
+ * moves the accepted socket's handle into a new net.Socket that reads through `onread`. The new
+ * socket is created paused (it reads nothing until `resume()`), as the accepted one was.
  */
 export function rewrapAccepted(accepted: net.Socket, onread: OnRead): net.Socket {
   // biome-ignore lint/suspicious/noExplicitAny: Node internals
@@ -162,8 +173,13 @@ export function rewrapAccepted(accepted: net.Socket, onread: OnRead): net.Socket
   if (!handle) throw new Error('accepted socket has no handle');
   a._handle = null;
   handle.owner = null;
-  const s = new net.Socket({ handle, readable: true, writable: true, onread } as net.SocketConstructorOpts);
+  const s = new net.Socket({
+    handle,
+    readable: true,
+    writable: true,
+    onread,
+    pauseOnCreate: true,
+  } as net.SocketConstructorOpts);
   accepted.destroy();
-  s.resume();
   return s;
 }

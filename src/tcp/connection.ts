@@ -1,6 +1,8 @@
 // TCP connect/listen with the buffer policy (src/policy: 'auto' = no setsockopt; a size is pinned
 // before connect/listen and read back) and a reader (src/tcp/reader.ts) on both connected and
-// accepted sockets. Bytes reach `conn.onData` synchronously, one view per read.
+// accepted sockets. Bytes reach `conn.onData` synchronously, one view per read. A connection reads
+// nothing from the kernel before `onData` is set: until then the kernel holds the bytes, its window
+// closes and the peer waits, as a node:net socket keeps its data until a listener is attached.
 import net from 'node:net';
 import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/stats.js';
 import { trackSource } from '../observe/tracked.js';
@@ -31,6 +33,7 @@ export class TcpConnection {
   readonly openedAt = performance.now();
   private lastSocketStats: SocketStats | undefined;
   private sampler: StatsSampler | undefined;
+  private reading = false;
 
   constructor(
     readonly socket: net.Socket,
@@ -56,13 +59,20 @@ export class TcpConnection {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.error)));
   }
 
-  /** Where each chunk goes; called synchronously with a view valid only during the call. */
+  /**
+   * Where each chunk goes; called synchronously with a view valid only during the call. The socket
+   * starts reading when this is first set (bytes that arrived before wait in the kernel).
+   */
   get onData(): Consumer {
     return this.reader.consumer;
   }
 
   set onData(fn: Consumer) {
     this.reader.consumer = fn;
+    if (!this.reading) {
+      this.reading = true;
+      this.socket.resume();
+    }
   }
 
   /** socketStats now, or the last one taken while the socket was open. */
@@ -111,19 +121,21 @@ export interface ConnectOptions extends TcpBufferOptions {
   port: number;
   /** How bytes are read: 'adaptive' (default), { adaptive: { min, max } }, { fixed: size } or 'data'. */
   reader?: ReaderOption | ReaderSpec;
+  /** The consumer from the start; without it, nothing is read until `conn.onData` is set. */
   onData?: Consumer;
 }
 
 /** Connects; buffers set in `opts` are applied before the SYN. Rejects with SysError or UsageError. */
 export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
   const reader = new Reader(resolveReader(opts.reader));
-  if (opts.onData) reader.consumer = opts.onData;
   const { socket, buffers } = await connectPinned(
     { host: opts.host, port: opts.port },
-    { rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf, onread: reader.onread() },
+    { rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf, onread: reader.onread(), paused: true },
   );
   reader.attach(socket);
-  return new TcpConnection(socket, reader, buffers);
+  const conn = new TcpConnection(socket, reader, buffers);
+  if (opts.onData) conn.onData = opts.onData;
+  return conn;
 }
 
 export interface ListenOptions extends TcpBufferOptions {
@@ -155,7 +167,8 @@ export class TcpServer {
 /**
  * Listens; buffers set in `opts` are applied to the listening socket before listen(), and every
  * accepted socket inherits them. Each accepted socket is read through its own reader and handed to
- * `onConnection` before its first read. A port in use (or not permitted) is an EnvironmentError.
+ * `onConnection`; it reads nothing until `conn.onData` is set. A port in use (or not permitted) is an
+ * EnvironmentError.
  */
 export async function listen(
   opts: ListenOptions,
@@ -193,7 +206,6 @@ export async function listen(
     tcp.connections.add(conn);
     conn.closed.then(() => tcp.connections.delete(conn));
     onConnection(conn);
-    if (!onread) socket.resume();
   });
   return tcp;
 }

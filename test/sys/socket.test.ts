@@ -44,6 +44,7 @@ for (const host of ['127.0.0.1', '::1']) {
           },
         });
         s.on('end', () => resolve());
+        s.resume(); // created paused
       });
     });
     const cfd = createSocket(host, SOCK_STREAM);

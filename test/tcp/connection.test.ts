@@ -21,7 +21,7 @@ for (const host of ['127.0.0.1', '::1']) {
       },
     );
     assert.ok(srv.port > 0);
-    const client = await connect({ host, port: srv.port, reader: 'data' });
+    const client = await connect({ host, port: srv.port, reader: 'data', onData: () => {} });
     client.socket.end(Buffer.alloc(8 * 1024 * 1024, 3));
     await client.closed;
     while (accepted.length < 1) await new Promise((r) => setTimeout(r, 5));
@@ -141,4 +141,52 @@ test('a peer that resets mid-frame: the connection closes with ECONNRESET, the p
   assert.equal((outcomes[0].error as NodeJS.ErrnoException | undefined)?.code, 'ECONNRESET');
   assert.equal(srv.connections.size, 0);
   await srv.close();
+});
+
+const MB = 1_000_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const reader of ['adaptive', 'data'] as const) {
+  test(`an accepted connection reads nothing before its consumer: a consumer attached 300 ms late gets every byte (${reader})`, {
+    timeout: 30_000,
+  }, async () => {
+    let conn: TcpConnection | undefined;
+    const srv = await listen({ port: 0, reader }, (c) => {
+      conn = c;
+    });
+    const sent = Buffer.alloc(MB);
+    for (let i = 0; i < MB; i++) sent[i] = (i * 7) & 0xff;
+    const client = await rawClient(srv.port);
+    client.end(sent);
+    await sleep(300); // e.g. an auth check before the application reads
+    assert.ok(conn, 'accepted');
+    assert.equal(conn.reader.bytes, 0, 'nothing read from the kernel before the consumer');
+    const got: Buffer[] = [];
+    conn.onData = (chunk) => {
+      got.push(Buffer.from(chunk));
+    };
+    assert.equal(await conn.closed, undefined);
+    assert.equal(Buffer.concat(got).length, MB);
+    assert.ok(Buffer.concat(got).equals(sent), 'the same bytes, in order');
+    client.destroy();
+    await srv.close();
+  });
+}
+
+test('a connecting side without onData reads nothing until it is set, then gets every byte', {
+  timeout: 30_000,
+}, async () => {
+  const server = net.createServer((s) => s.end(Buffer.alloc(MB, 5)));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const c = await connect({ host: '127.0.0.1', port });
+  await sleep(300);
+  assert.equal(c.reader.bytes, 0, 'nothing read from the kernel before the consumer');
+  let got = 0;
+  c.onData = (chunk) => {
+    got += chunk.length;
+  };
+  assert.equal(await c.closed, undefined);
+  assert.equal(got, MB);
+  server.close();
 });
