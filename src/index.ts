@@ -1,5 +1,42 @@
 // The public API of sockbuf, and nothing else.
 
+export {
+  type BenchOptions,
+  type BenchOutcome,
+  runBench,
+  scenarioOptions,
+} from './bench/bench.js';
+export { lastEvent } from './bench/ends.js';
+export { describeVerdict, type Verdict as ExpectVerdict } from './bench/expect.js';
+export type { OptionSpec, OptionValues } from './bench/options.js';
+export { renderJson, renderTable } from './bench/output.js';
+export { PLACEMENT_NAMES, type PlacementName, placementOptions } from './bench/placement.js';
+export { loadScenario, loadScenarios } from './bench/registry.js';
+export { renderHtml } from './bench/report/html.js';
+export {
+  checkResults,
+  loadResults,
+  mergeResults,
+  type ResultRow,
+  type ResultsDocument,
+  type Verdict as SeedVerdict,
+} from './bench/report/results.js';
+export { reportText } from './bench/report/text.js';
+export { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, RunFailure } from './bench/runner.js';
+export type {
+  Cell,
+  Column,
+  EndCommand,
+  EndOutput,
+  Ends,
+  Point,
+  Row,
+  RunOutput,
+  Scenario,
+} from './bench/scenario.js';
+export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
+export { formatTable, type TableColumn } from './bench/table.js';
+
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export {
@@ -50,9 +87,12 @@ export {
   formatDuration,
   formatSize,
   parseBitRate,
+  parseCount,
   parseDuration,
+  parseList,
   parsePacketRate,
   parsePercent,
+  parsePositiveDuration,
   parseSize,
   UsageError,
 } from './policy/units.js';

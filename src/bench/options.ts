@@ -48,22 +48,30 @@ export function optionSpecs(options: OptionSpec[] | OptionsFunction | undefined)
     });
     return recorder;
   };
-  const recorder = { option: add, requiredOption: add };
+  const known = { option: add, requiredOption: add };
+  // anything else of commander's (addOption, …) has no data form: say how to migrate
+  const recorder: typeof known = new Proxy(known, {
+    get: (t, k) =>
+      k in t
+        ? t[k as keyof typeof t]
+        : () => {
+            throw new UsageError(
+              `a scenario's options(cmd) calls cmd.${String(k)}(), which only commander has: declare the options as data ({ flags, description, default, parse })`,
+            );
+          },
+  });
   (options as (cmd: typeof recorder) => unknown)(recorder);
   return specs;
 }
 
-/**
- * Values by name with the defaults filled in and each text value through its parser. A name that is
- * not declared is a UsageError, when the declared names are known.
- */
+/** Values by name with the defaults filled in and each text value through its parser; UsageError for a name not declared. */
 export function optionValues(specs: OptionSpec[], given: OptionValues = {}): OptionValues {
   const byKey = new Map(specs.map((s) => [optionName(s.flags).key, s]));
   const out: OptionValues = {};
   for (const [key, value] of Object.entries(given)) {
     const spec = byKey.get(key);
-    if (!spec && specs.length) {
-      throw new UsageError(`unknown option '${key}' (known: ${[...byKey.keys()].join(', ')})`);
+    if (!spec) {
+      throw new UsageError(`unknown option '${key}' (known: ${[...byKey.keys()].join(', ') || 'none'})`);
     }
     out[key] =
       spec?.parse && typeof value === 'string'

@@ -340,7 +340,7 @@ export interface Progress {
   next?: { point: string; repeat: number };
 }
 
-export interface BenchOptions {
+export interface RunPointsOptions {
   placement: Placement;
   repeat: number;
   timeoutSeconds: number;
@@ -360,10 +360,10 @@ export function pointName(point: Point): string {
  * point alike) and returns one PointResult per point, in the scenario's order. The first failed run
  * stops the benchmark (RunFailure, naming the point and the run).
  */
-export async function runBench<P>(
+export async function runPoints<P>(
   scenario: Scenario<P>,
   params: P,
-  opts: BenchOptions,
+  opts: RunPointsOptions,
 ): Promise<PointResult[]> {
   const points = scenario.points(params);
   const results: PointResult[] = points.map((labels) => ({

@@ -2,12 +2,12 @@
 // runner, into one sockbuf.v1 document with one verdict line per seed. A scenario that is not built in
 // (yet), or that needs what this host lacks (root for the lab), is skipped with the reason.
 import { EnvironmentError, UsageError } from '../policy/units.js';
-import { benchRow, resultsDocument } from './document.js';
-import { optionSpecs, optionValues, parseOptionArgv } from './options.js';
+import { measure, scenarioParams } from './bench.js';
+import { resultsDocument } from './document.js';
 import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
 import { loadScenario, scenarioNames } from './registry.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
-import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure, runBench } from './runner.js';
+import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure } from './runner.js';
 import type { Scenario } from './scenario.js';
 import type { SeedId } from './seeds.js';
 import { verdicts } from './verdicts.js';
@@ -174,16 +174,12 @@ function labFlags(shorthand: string): string {
 
 /** The scenario's parameters from its own options, the way `sockbuf bench NAME …` parses them. */
 export function entryParams(scenario: Scenario, argv: string[]): Record<string, unknown> {
-  const specs = optionSpecs(scenario.options);
-  let values: Record<string, unknown>;
   try {
-    values = optionValues(specs, parseOptionArgv(specs, argv));
+    return scenarioParams(scenario, argv);
   } catch (err) {
-    throw new UsageError(
-      `suite: bad options for ${scenario.name} (${argv.join(' ')}): ${(err as Error).message}`,
-    );
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`suite: bad options for ${scenario.name} (${argv.join(' ')}): ${err.message}`);
   }
-  return scenario.params(values) as Record<string, unknown>;
 }
 
 /** Why an entry cannot run here, or undefined. Pure apart from the list of built-in scenarios. */
@@ -279,20 +275,16 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
     const timeoutSeconds = scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS;
     const points = scenario.points(params).length * repeat;
     const run = (placement: Placement) =>
-      runBench(scenario, params, {
-        placement,
-        repeat,
-        timeoutSeconds,
-        onProgress: (p) => opts.onProgress?.({ ...p, done: done + p.done, total, entry: e.id }),
-      });
+      measure({ scenario, params, repeat, timeoutSeconds, expects: [] }, placement, (p) =>
+        opts.onProgress?.({ ...p, done: done + p.done, total, entry: e.id }),
+      );
     try {
       const results =
         e.placement === 'lab'
           ? await (opts.withLab ?? defaultWithLab)(e.lab ?? '', async (pl) => ({ pl, r: await run(pl) }))
           : await resolvePlacement(e.placement).then(async (pl) => ({ pl, r: await run(pl) }));
       const described = results.pl.describe();
-      for (const r of results.r) {
-        const row = benchRow(scenario.name, results.pl.name, r);
+      for (const row of results.r.rows) {
         // The placement's numbers (the lab's rttUs, bitsPerSecond …) as placementRttUs, … on each row.
         for (const [k, v] of Object.entries(described)) {
           if (typeof v === 'number') row[`placement${k[0].toUpperCase()}${k.slice(1)}`] = v;

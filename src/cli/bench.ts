@@ -1,25 +1,25 @@
 // `sockbuf bench <scenario> [options]`: the scenario's options plus the common ones, then the runner.
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { benchRow, resultsDocument } from '../bench/document.js';
-import { describeVerdict, evaluate, parseExpect } from '../bench/expect.js';
-import { type OptionSpec, optionValues } from '../bench/options.js';
-import { renderJson, renderTable } from '../bench/output.js';
 import {
+  type BenchOutcome,
+  DEFAULT_TIMEOUT_SECONDS,
+  describeVerdict,
+  formatTable,
+  loadScenario,
+  loadScenarios,
+  type OptionSpec,
   PLACEMENT_NAMES,
   type PlacementName,
   placementOptions,
-  resolvePlacement,
-} from '../bench/placement.js';
-import { progressReporter } from '../bench/progress.js';
-import { loadScenario, loadScenarios } from '../bench/registry.js';
-import { renderHtml } from '../bench/report/html.js';
-import { DEFAULT_TIMEOUT_SECONDS, runBench } from '../bench/runner.js';
-import type { Scenario } from '../bench/scenario.js';
-import { formatTable } from '../bench/table.js';
-import { labFromEnv } from '../lab/lab.js';
-import { parseLabShorthand } from '../lab/spec.js';
-import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+  renderHtml,
+  renderJson,
+  renderTable,
+  runBench,
+  type Scenario,
+  scenarioOptions,
+} from '../index.js';
+import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 
 /** Declared options (a scenario's, a placement's) as commander options; the library parses the values. */
@@ -83,76 +83,36 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     .showHelpAfterError()
     .allowExcessArguments(false);
   const common = new Set(cmd.options.map((o) => o.attributeName()));
-  if (typeof scenario.options === 'function') scenario.options(cmd as never);
-  else addOptions(cmd, scenario.options ?? []);
+  addOptions(cmd, scenarioOptions(scenario));
   cmd.action(async (opts: Record<string, unknown>) => {
-    const repeat = parseCount(String(opts.repeat), '--repeat', 1, 1000);
-    const expects = ((opts.expect as string[] | undefined) ?? []).map(parseExpect);
-    const own = Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k)));
-    const params = scenario.params(
-      Array.isArray(scenario.options) ? optionValues(scenario.options, own) : own,
-    );
-    const timeoutSeconds =
-      opts.timeout !== undefined
-        ? parseDuration(String(opts.timeout), '--timeout')
-        : (scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS);
-    if (!(timeoutSeconds > 0))
-      throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
-    // --lab implies the lab placement; under `sockbuf lab -- bench …` (SOCKBUF_LAB) it is the default.
-    const chosen = cmd.getOptionValueSource('placement') !== 'default';
-    if (opts.lab === undefined && !chosen && !labFromEnv() && scenario.defaultLab)
-      opts.lab = scenario.defaultLab;
-    if (opts.lab !== undefined) parseLabShorthand(String(opts.lab)); // exit 2 before anything starts
-    if (opts.lab !== undefined && chosen && opts.placement !== 'lab')
-      throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
-    // --remote HOST (without --placement) means the remote placement, also inside a lab's namespace
-    const name =
-      opts.remote !== undefined && !chosen && opts.lab === undefined
-        ? 'remote'
-        : opts.lab !== undefined || (!chosen && labFromEnv())
-          ? 'lab'
-          : (opts.placement as PlacementName);
-    const placement = await resolvePlacement(name, opts);
+    const progress = progressReporter();
+    let outcome: BenchOutcome;
     try {
-      const startedAt = new Date();
-      const progress = progressReporter();
-      let results: Awaited<ReturnType<typeof runBench>>;
-      try {
-        results = await runBench(scenario, params, {
-          placement,
-          repeat,
-          timeoutSeconds,
-          onProgress: (p) => progress.update(p),
-        });
-      } finally {
-        progress.stop();
-      }
-
-      const doc = resultsDocument(
-        `bench ${scenario.name}`,
-        {
-          ...(params as Record<string, unknown>),
-          scenario: scenario.name,
-          placement: placement.describe(),
-          repeat,
-          timeoutSeconds,
-          expect: expects.map((e) => e.text),
-        },
-        results.map((r) => benchRow(scenario.name, placement.name, r)),
-        { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
-      );
-      if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
-      if (opts.html) writeFileSync(String(opts.html), renderHtml(doc));
-      if (opts.json) process.stdout.write(renderJson(doc));
-      else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
-
-      const verdicts = expects.map((e) => evaluate(e, results, scenario.primary));
-      const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
-      for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
-      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
+      outcome = await runBench(scenario, {
+        options: Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k))),
+        repeat: String(opts.repeat),
+        expect: opts.expect as string[] | undefined,
+        timeout: opts.timeout === undefined ? undefined : String(opts.timeout),
+        // the default placement is the library's to choose (a lab around it, --lab, --remote)
+        placement:
+          cmd.getOptionValueSource('placement') === 'default' ? undefined : (opts.placement as PlacementName),
+        lab: opts.lab === undefined ? undefined : String(opts.lab),
+        remote: opts.remote === undefined ? undefined : String(opts.remote),
+        onProgress: (p) => progress.update(p),
+      });
     } finally {
-      await placement.close?.(); // a lab made by --lab
+      progress.stop();
     }
+    const { document: doc, results } = outcome;
+    if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
+    if (opts.html) writeFileSync(String(opts.html), renderHtml(doc));
+    if (opts.json) process.stdout.write(renderJson(doc));
+    else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
+
+    const verdicts = outcome.check();
+    const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+    for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
+    if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
   });
   await cmd.parseAsync(argv, { from: 'user' });
 }

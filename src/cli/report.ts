@@ -2,9 +2,7 @@
 // verdicts on stdout, or as one self-contained HTML page. Thin: the work is in src/bench/report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { renderHtml } from '../bench/report/html.js';
-import { loadResults, mergeResults } from '../bench/report/results.js';
-import { reportText } from '../bench/report/text.js';
+import { loadResults, mergeResults, renderHtml, reportText } from '../index.js';
 
 export function register(program: Command): void {
   program

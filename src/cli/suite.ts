@@ -2,13 +2,8 @@
 // seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { renderJson } from '../bench/output.js';
-import { progressReporter } from '../bench/progress.js';
-import { renderHtml } from '../bench/report/html.js';
-import { checkResults } from '../bench/report/results.js';
-import { reportText } from '../bench/report/text.js';
-import { runSuite, SUITE } from '../bench/suite.js';
-import { parseList } from '../policy/units.js';
+import { checkResults, parseList, renderHtml, renderJson, reportText, runSuite, SUITE } from '../index.js';
+import { progressReporter } from './progress.js';
 
 export function suiteCommand(): Command {
   return new Command('sockbuf bench')

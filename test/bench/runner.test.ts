@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { localPlacement } from '../../src/bench/placement.js';
-import { Interrupted, RunFailure, runBench, runEnds } from '../../src/bench/runner.js';
+import { Interrupted, RunFailure, runEnds, runPoints } from '../../src/bench/runner.js';
 import type { Ends, Scenario } from '../../src/bench/scenario.js';
 import { processRunning } from '../../src/observe/proc.js';
 
@@ -181,7 +181,7 @@ function safePids(file: string) {
   }
 }
 
-test('runBench repeats every point and gives median, min and max of each numeric column', async () => {
+test('runPoints repeats every point and gives median, min and max of each numeric column', async () => {
   const counter = join(dir, 'counter');
   const scenario: Scenario<{ k: number }> = {
     name: 'test',
@@ -192,7 +192,7 @@ test('runBench repeats every point and gives median, min and max of each numeric
     row: (out) => ({ value: out.sender.lines.at(-1)?.value as number, note: 'x' }),
   };
   const seen: number[] = [];
-  const res = await runBench(
+  const res = await runPoints(
     scenario,
     { k: 1 },
     {
@@ -213,7 +213,7 @@ test('runBench repeats every point and gives median, min and max of each numeric
   assert.equal(res[0].runs[0].note, 'x');
 });
 
-test('runBench names the point and run that failed, and a row that cannot be read', async () => {
+test('runPoints names the point and run that failed, and a row that cannot be read', async () => {
   const scenario: Scenario = {
     name: 'test',
     description: 'test',
@@ -224,7 +224,7 @@ test('runBench names the point and run that failed, and a row that cannot be rea
       throw new Error('no result line');
     },
   };
-  const err = await failure(runBench(scenario, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
+  const err = await failure(runPoints(scenario, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
   assert.match(err.message, /^run 1\/2 of point "a": cannot read its result: no result line/);
 });
 
@@ -244,11 +244,11 @@ test('setUp runs before every run of a point, tearDown once at the end, also aft
       calls.push('tear');
     },
   };
-  await runBench(base, {}, { placement, repeat: 2, timeoutSeconds: 20 });
+  await runPoints(base, {}, { placement, repeat: 2, timeoutSeconds: 20 });
   assert.deepEqual(calls, ['set a', 'set b', 'set a', 'set b', 'tear']);
   calls.length = 0;
   const failing: Scenario = { ...base, ends: () => ends([], ['--fail', '1']) };
-  await failure(runBench(failing, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
+  await failure(runPoints(failing, {}, { placement, repeat: 2, timeoutSeconds: 20 }));
   assert.deepEqual(calls, ['set a', 'tear']);
 });
 
@@ -270,7 +270,7 @@ test('a scenario with search() runs the ends as often as it needs for one row pe
       return { value: a + b };
     },
   };
-  const res = await runBench(scenario, { k: 1 }, { placement, repeat: 1, timeoutSeconds: 20 });
+  const res = await runPoints(scenario, { k: 1 }, { placement, repeat: 1, timeoutSeconds: 20 });
   assert.equal(calls, 1);
   assert.deepEqual(res[0].runs, [{ value: 6 }], 'two runs (values 5 and 1) made one row');
 });

@@ -1,0 +1,159 @@
+// One scenario, run as a program runs it: `await runBench('tcp', { options: { sizes: '16000' } })`.
+// The scenario's options, where the ends run, the repeats, the results document and the expectations;
+// `sockbuf bench NAME` is this plus printing, and the quick suite runs its entries through it too.
+import { labFromEnv } from '../lab/lab.js';
+import { parseLabShorthand } from '../lab/spec.js';
+import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { benchRow, resultsDocument } from './document.js';
+import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
+import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
+import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
+import { loadScenario } from './registry.js';
+import type { ResultRow, ResultsDocument } from './report/results.js';
+import { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, runPoints } from './runner.js';
+import type { Scenario } from './scenario.js';
+
+export interface BenchOptions {
+  /**
+   * The scenario's own options by name (`{ sizes: '250,4000', findMax: true }`) or as its argv
+   * (`['--sizes', '250,4000']`); the defaults for the rest.
+   */
+  options?: OptionValues | string[];
+  /** Runs of each point, 1 to 1000 (default 3); the results are medians over them. */
+  repeat?: number | string;
+  /** Where the ends run (default `local`; `lab` under a lab or with `lab`; `remote` with `remote`). */
+  placement?: PlacementName;
+  /** Bring a lab up for this bench and take it down after: `rtt=2ms,bandwidth=5gbit`. */
+  lab?: string;
+  /** The far end's `sockbuf serve`, HOST[:PORT] (the token from SOCKBUF_TOKEN). */
+  remote?: string;
+  /** Per run: seconds, or a duration such as `'30s'` (default: the scenario's, else 60 s). */
+  timeout?: number | string;
+  /** Figures the results must reach, such as `adaptive/data >= 1.3` (see `check()`). */
+  expect?: string[];
+  onProgress?: (p: Progress) => void;
+}
+
+export interface BenchOutcome {
+  scenario: Scenario;
+  /** The sockbuf.v1 results document (`--json`, `--out`). */
+  document: ResultsDocument;
+  /** One result per point, in the scenario's order: what the table shows. */
+  results: PointResult[];
+  /** The expectations checked against the medians; UsageError for a name that matches nothing. */
+  check(): Verdict[];
+}
+
+/** A scenario with its options checked, ready to run wherever. */
+export interface PreparedBench {
+  scenario: Scenario;
+  params: Record<string, unknown>;
+  repeat: number;
+  timeoutSeconds: number;
+  expects: Expectation[];
+}
+
+/** The scenario's own options as data (the old `options(cmd)` form recorded into it). */
+export function scenarioOptions(scenario: Scenario): OptionSpec[] {
+  return optionSpecs(scenario.options);
+}
+
+/** The scenario's parameters from its options (by name or as argv), checked by the scenario. */
+export function scenarioParams(
+  scenario: Scenario,
+  options: OptionValues | string[] = {},
+): Record<string, unknown> {
+  const specs = scenarioOptions(scenario);
+  const given = Array.isArray(options) ? parseOptionArgv(specs, options) : options;
+  return scenario.params(optionValues(specs, given)) as Record<string, unknown>;
+}
+
+/** Checks everything but the placement, in the order the CLI always has (exit 2 before anything starts). */
+export async function prepareBench(
+  scenario: Scenario | string,
+  opts: BenchOptions = {},
+): Promise<PreparedBench> {
+  const s = typeof scenario === 'string' ? await loadScenario(scenario) : scenario;
+  const repeat =
+    typeof opts.repeat === 'number' ? opts.repeat : parseCount(String(opts.repeat ?? 3), '--repeat', 1, 1000);
+  if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 1000))
+    throw new UsageError(`invalid value for --repeat: '${repeat}' (expected 1 to 1000)`);
+  const expects = (opts.expect ?? []).map(parseExpect);
+  const params = scenarioParams(s, opts.options);
+  const timeoutSeconds =
+    opts.timeout === undefined
+      ? (s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS)
+      : typeof opts.timeout === 'number'
+        ? opts.timeout
+        : parseDuration(opts.timeout, '--timeout');
+  if (!(timeoutSeconds > 0))
+    throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
+  return { scenario: s, params, repeat, timeoutSeconds, expects };
+}
+
+/**
+ * Where the ends run: `lab` with a lab spec (the scenario's default lab when nothing else is said)
+ * or under a lab (SOCKBUF_LAB); `remote` with a server; else the placement named (default local).
+ */
+export async function benchPlacement(scenario: Scenario, opts: BenchOptions = {}): Promise<Placement> {
+  const chosen = opts.placement !== undefined;
+  const inLab = labFromEnv() !== undefined;
+  const lab = opts.lab ?? (!chosen && !inLab ? scenario.defaultLab : undefined);
+  if (lab !== undefined) parseLabShorthand(lab); // exit 2 before anything starts
+  if (lab !== undefined && chosen && opts.placement !== 'lab')
+    throw new UsageError(`--lab runs the ends in a lab: it cannot go with --placement ${opts.placement}`);
+  // --remote HOST (without --placement) means the remote placement, also inside a lab's namespace
+  const name: PlacementName =
+    opts.remote !== undefined && !chosen && lab === undefined
+      ? 'remote'
+      : lab !== undefined || (!chosen && inLab)
+        ? 'lab'
+        : (opts.placement ?? 'local');
+  return resolvePlacement(name, { lab, remote: opts.remote });
+}
+
+/** Runs a prepared bench on a placement: the per-point results and the document's rows. */
+export async function measure(
+  b: PreparedBench,
+  placement: Placement,
+  onProgress?: (p: Progress) => void,
+): Promise<{ results: PointResult[]; rows: ResultRow[] }> {
+  const results = await runPoints(b.scenario, b.params, {
+    placement,
+    repeat: b.repeat,
+    timeoutSeconds: b.timeoutSeconds,
+    onProgress,
+  });
+  return { results, rows: results.map((r) => benchRow(b.scenario.name, placement.name, r)) };
+}
+
+/**
+ * Runs a scenario (built-in name, path to a scenario module, or a Scenario): every point `repeat`
+ * times, both ends as child processes where the placement says. UsageError (exit 2) for bad options,
+ * EnvironmentError (exit 3) when the placement cannot be had, RunFailure when a run fails.
+ */
+export async function runBench(scenario: Scenario | string, opts: BenchOptions = {}): Promise<BenchOutcome> {
+  const b = await prepareBench(scenario, opts);
+  const placement = await benchPlacement(b.scenario, opts);
+  try {
+    const startedAt = new Date();
+    const { results, rows } = await measure(b, placement, opts.onProgress);
+    const document = resultsDocument(
+      `bench ${b.scenario.name}`,
+      {
+        ...b.params,
+        scenario: b.scenario.name,
+        placement: placement.describe(),
+        repeat: b.repeat,
+        timeoutSeconds: b.timeoutSeconds,
+        expect: b.expects.map((e) => e.text),
+      },
+      rows,
+      { startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 },
+    );
+    const check = () => b.expects.map((e) => evaluate(e, results, b.scenario.primary));
+    return { scenario: b.scenario, document, results, check };
+  } finally {
+    await placement.close?.(); // a lab made for this bench
+  }
+}
