@@ -72,7 +72,7 @@ export function registerSinkUdp(sink: Command): void {
     .option('--idle <duration>', 'stop when nothing arrived for this long (after the first datagram)')
     .option(
       '--warm-up <duration>',
-      'send to itself at full speed this long before ready, then count from zero (0s: none)',
+      'send to itself this long before ready (never faster than it takes), then count from zero (0s: none)',
       `${WARM_UP_SECONDS * 1000}ms`,
     )
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')

@@ -5,11 +5,11 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseListen } from '../policy/address.js';
-import { DATA_MAGIC, HEADER_BYTES, TRAILER_MAGIC } from '../udp/datagram.js';
+import { DATA_MAGIC, HEADER_BYTES, TRAILER_BYTES, TRAILER_MAGIC } from '../udp/datagram.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { createUdpSender } from '../udp/sender.js';
-import { SequenceTracker } from './udp-tracker.js';
+import { type SequenceReport, SequenceTracker } from './udp-tracker.js';
 
 export interface UdpSinkOptions extends UdpReceiverOptions {
   receiver?: 'batch' | 'dgram';
@@ -54,6 +54,22 @@ export interface UdpSinkResult {
   sent: number | null;
   unsequenced: number;
   flows: number;
+  /** Trailer datagrams received, and sent as the trailers say (null when a flow's trailers all failed to come). */
+  trailers: { sent: number | null; received: number };
+  /**
+   * Every datagram accounted for: sent = received + kernelDrops + userspaceDrops + truncated, counted
+   * in datagrams with the trailers on both sides (`sent`: data and trailer copies sent; `accounted`:
+   * every datagram delivered, trailers and unsequenced ones included, plus the drop counters). With
+   * GRO the kernel counts a dropped coalesced message once, so the sequence numbers decide (`by`:
+   * 'sequence-numbers'; sent = data received + lost). `unaccounted` = sent − accounted: 0 when
+   * exact, null when a trailer did not tell what was sent.
+   */
+  accounting: {
+    by: 'counters' | 'sequence-numbers';
+    sent: number | null;
+    accounted: number;
+    unaccounted: number | null;
+  };
   /** From the first datagram to the last. */
   seconds: number;
   datagramsPerSecond: number;
@@ -87,7 +103,8 @@ function recordDatagram(t: SequenceTracker, v: DataView, off: number, len: numbe
   if (magic === DATA_MAGIC)
     t.record(v.getUint32(off + 4, true), v.getFloat64(off + 8, true), v.getFloat64(off + 16, true), recvUs);
   else if (magic === TRAILER_MAGIC) {
-    t.recordTrailer(v.getUint32(off + 4, true), v.getFloat64(off + 8, true));
+    const copies = len >= TRAILER_BYTES ? v.getUint32(off + HEADER_BYTES, true) : undefined;
+    t.recordTrailer(v.getUint32(off + 4, true), v.getFloat64(off + 8, true), copies);
     return 1;
   } else t.unsequenced++;
   return 0;
@@ -114,33 +131,67 @@ function selfAddress(host: string): string {
 }
 
 /**
- * Sends datagrams to the sink's own socket at full speed for `seconds` (with GSO when the receiver has
- * GRO) and waits until they stopped coming, so that V8 has compiled the whole receive path (reader
- * loop, splitting, consumer) before the test: cold, at 3 M datagrams/s the path dropped ~0.9 M
- * datagrams in its first half second and none afterwards. Like iperf3's --omit; the caller then
- * counts from zero again.
+ * Sends datagrams to the sink's own socket for `seconds` (with GSO when the receiver has GRO) and waits
+ * until they stopped coming, so that V8 has compiled the whole receive path (reader loop, splitting,
+ * consumer) before the test: cold, at 3 M datagrams/s the path dropped ~0.9 M datagrams in its first
+ * half second and none afterwards. Like iperf3's --omit; the caller then counts from zero again.
+ *
+ * Never faster than the receiver takes: it sends a window of datagrams at full speed, then waits until
+ * the reader has taken all of them from the kernel, so at most a window (a quarter of the receive
+ * buffer at ~1 KiB of kernel memory per small datagram) is ever queued and the warm-up adds nothing to
+ * the kernel's drop counters (the host's Udp RcvbufErrors, which people alert on).
  */
 async function warmUp(
   host: string,
   port: number,
   gro: boolean,
   seconds: number,
-  received: () => number,
+  rcvbuf: number,
+  taken: () => number,
   queued: () => number,
 ) {
+  const window = Math.max(16, Math.floor(rcvbuf / 4 / 1024));
   const s = createUdpSender({ to: { host: selfAddress(host), port }, size: 64, rate: 'max', gso: gro });
+  const t0 = performance.now();
+  const base = taken();
+  let sent = 0;
   try {
-    await s.run({ duration: seconds });
+    while (performance.now() - t0 < seconds * 1e3) {
+      sent += (await s.run({ count: window })).sent;
+      // the reader took the whole window from the kernel (≤ 1 s: a lost datagram must not stall it)
+      const w0 = performance.now();
+      while (taken() - base < sent && performance.now() - w0 < 1000) await sleep(1);
+    }
   } finally {
     s.close();
   }
   // until nothing more comes for 100 ms and nothing is queued (≤ 3 s): a warm-up datagram handed
   // out after the reset would count as a flow of the test's
-  const t0 = performance.now();
-  for (let seen = -1; (received() !== seen || queued() > 0) && performance.now() - t0 < 3000; ) {
-    seen = received();
+  const t1 = performance.now();
+  for (let seen = -1; (taken() !== seen || queued() > 0) && performance.now() - t1 < 3000; ) {
+    seen = taken();
     await sleep(100);
   }
+}
+
+/** UdpSinkResult.accounting from the sequence report and the receiver's counters. */
+function account(
+  gro: boolean,
+  rep: SequenceReport,
+  s: { received: number; kernelDrops: number; userspaceDrops?: number; truncated?: number },
+): UdpSinkResult['accounting'] {
+  if (gro) {
+    const accounted = rep.unique + rep.lost;
+    return {
+      by: 'sequence-numbers',
+      sent: rep.sent,
+      accounted,
+      unaccounted: rep.sent === null ? null : rep.sent - accounted,
+    };
+  }
+  const sent = rep.sent === null || rep.trailers.sent === null ? null : rep.sent + rep.trailers.sent;
+  const accounted = s.received + s.kernelDrops + (s.userspaceDrops ?? 0) + (s.truncated ?? 0);
+  return { by: 'counters', sent, accounted, unaccounted: sent === null ? null : sent - accounted };
 }
 
 /** Receives until a stop rule fires; resolves to the totals. */
@@ -220,7 +271,9 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
       ready.port,
       ready.gro,
       o.warmUp ?? WARM_UP_SECONDS,
-      () => stats().received,
+      ready.rcvbuf,
+      // taken from the kernel: handed over, or in the ring
+      () => stats().received + (stats().queued ?? 0),
       () => stats().queued ?? 0,
     );
     resetStats();
@@ -292,6 +345,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     sent: rep.sent,
     unsequenced: tracker.unsequenced,
     flows: rep.flows,
+    trailers: rep.trailers,
+    accounting: account(ready.gro, rep, s),
     seconds,
     datagramsPerSecond: seconds ? data / seconds : 0,
     jsCallsPerDatagram: s.jsCallsPerDatagram,

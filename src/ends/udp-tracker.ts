@@ -16,6 +16,9 @@ class FlowState {
   duplicates = 0;
   reordered = 0;
   sent = -1;
+  /** Trailer copies the flow said it sends (-1: not said), and those that came. */
+  trailerCopies = -1;
+  trailers = 0;
   jitterUs = 0;
   lastTransit = Number.NaN;
   readonly bits = new Uint32Array(WORDS);
@@ -64,6 +67,11 @@ export interface SequenceReport {
   /** Datagrams the senders reported sending (trailers), or null if not known for every flow. */
   sent: number | null;
   flows: number;
+  /**
+   * Trailer datagrams: received, and sent as the trailers say (null unless every flow said): with
+   * them on both sides, sent + trailers.sent = every datagram a receiver accounts for.
+   */
+  trailers: { sent: number | null; received: number };
 }
 
 export class SequenceTracker {
@@ -90,9 +98,12 @@ export class SequenceTracker {
     this.flow(flow).record(seq, recvUs - sendUs);
   }
 
-  /** A trailer: the flow sent `sent` data datagrams in all. */
-  recordTrailer(flow: number, sent: number): void {
-    this.flow(flow).sent = sent;
+  /** A trailer: the flow sent `sent` data datagrams in all, and sends `copies` trailers (if it says). */
+  recordTrailer(flow: number, sent: number, copies?: number): void {
+    const f = this.flow(flow);
+    f.sent = sent;
+    f.trailers++;
+    if (copies !== undefined) f.trailerCopies = copies;
   }
 
   report(): SequenceReport {
@@ -104,7 +115,11 @@ export class SequenceTracker {
     let tail = 0;
     let sent = 0;
     let allKnown = this.flows.size > 0;
+    let trailersSent: number | null = this.flows.size > 0 ? 0 : null;
+    let trailersReceived = 0;
     for (const f of this.flows.values()) {
+      trailersReceived += f.trailers;
+      trailersSent = trailersSent === null || f.trailerCopies < 0 ? null : trailersSent + f.trailerCopies;
       unique += f.unique;
       reordered += f.reordered;
       duplicates += f.duplicates;
@@ -125,6 +140,7 @@ export class SequenceTracker {
       tailLost: allKnown ? tail : null,
       sent: allKnown ? sent : null,
       flows: this.flows.size,
+      trailers: { sent: trailersSent, received: trailersReceived },
     };
   }
 }

@@ -21,7 +21,7 @@ import { call } from '../sys/libc.js';
 import { EAGAIN, EINVAL, EIO, MsgVec, sendmmsg } from '../sys/mmsg.js';
 import { encodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
-import { DATA_MAGIC, HEADER_BYTES, nowUs, TRAILER_MAGIC } from './datagram.js';
+import { DATA_MAGIC, HEADER_BYTES, nowUs, TRAILER_BYTES, TRAILER_MAGIC } from './datagram.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { gsoAvailable, type OffloadOption } from './offload.js';
 
@@ -313,13 +313,17 @@ export class UdpSender {
 
   /**
    * Tells the receiver how many datagrams each flow sent (a trailer datagram per flow, `copies` times,
-   * `gapMs` apart), so it can count the tail that never came. Trailers are not counted in `sent`.
+   * `gapMs` apart), so it can count the tail that never came. Trailers are not counted in `sent`; each
+   * says how many copies its flow sends, and a copy the socket buffer refuses (EAGAIN) is sent again
+   * (for up to a second), so a receiver can count the trailers on both sides of its accounting.
+   * Returns the trailer datagrams sent.
    */
-  async sendTrailer(copies = 3, gapMs = 20): Promise<void> {
-    const b = Buffer.alloc(HEADER_BYTES);
+  async sendTrailer(copies = 3, gapMs = 20): Promise<number> {
+    const b = Buffer.alloc(TRAILER_BYTES);
     const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
     const vec = new MsgVec({ count: 1 });
-    vec.setIov(0, b, 0, HEADER_BYTES);
+    vec.setIov(0, b, 0, TRAILER_BYTES);
+    let sent = 0;
     for (let c = 0; c < copies; c++) {
       if (c) await sleep(gapMs);
       for (const f of this.flows) {
@@ -327,9 +331,19 @@ export class UdpSender {
         v.setUint32(4, f.id, true);
         v.setFloat64(8, f.seq, true);
         v.setFloat64(16, nowUs(), true);
-        sendmmsg(f.fd, vec, 0, 1, MSG_DONTWAIT);
+        v.setUint32(HEADER_BYTES, copies, true);
+        for (let tries = 0; tries < 1000; tries++) {
+          const r = sendmmsg(f.fd, vec, 0, 1, MSG_DONTWAIT);
+          if (r === 1) {
+            sent++;
+            break;
+          }
+          if (r !== -EAGAIN) break;
+          await sleep(1);
+        }
       }
     }
+    return sent;
   }
 
   get address(): string {

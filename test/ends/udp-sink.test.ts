@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { runUdpSink } from '../../src/ends/udp-sink.js';
 import { createUdpSender } from '../../src/udp/sender.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const SINK = fileURLToPath(new URL('../../src/ends/udp-sink.ts', import.meta.url));
 
 for (const receiver of ['batch', 'dgram'] as const) {
   test(`runUdpSink (${receiver}): ready, intervals, totals from the sequence numbers and the trailer`, async () => {
@@ -61,4 +66,107 @@ test('runUdpSink stops on abort and still reports', async () => {
   const r = await runUdpSink({ listen: '127.0.0.1:0', gro: false, signal: ac.signal });
   assert.equal(r.received, 0);
   assert.equal(r.sent, null);
+});
+
+/** `sockbuf blast udp` from src in a child process (so it does not share the sink's busy thread). */
+function blast(port: number, duration: string): Promise<{ sent: number }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        'blast',
+        'udp',
+        '--to',
+        `127.0.0.1:${port}`,
+        '--rate',
+        'max',
+        '--duration',
+        duration,
+        '--json',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
+    c.on('error', reject);
+    c.on('close', () => {
+      const line = out.split('\n').find((l) => l.includes('"result"'));
+      if (line) resolve(JSON.parse(line));
+      else reject(new Error(`blast printed no result: ${out}`));
+    });
+  });
+}
+
+for (const onFull of ['wait', 'drop'] as const) {
+  test(`sink udp at ≥ 3× what it takes (onFull: ${onFull}): sent = received + kernel + userspace drops + truncated, exactly (trailers on both sides)`, async () => {
+    // the consumer (this thread) gets 2 ms in every 20: the reader fills a tiny ring, then waits
+    // (kernel drops) or drops (userspace drops)
+    const busy = setInterval(() => {
+      const end = performance.now() + 18;
+      while (performance.now() < end);
+    }, 20);
+    let sending: Promise<{ sent: number }> = Promise.resolve({ sent: 0 });
+    try {
+      const r = await runUdpSink(
+        { listen: '127.0.0.1:0', gro: false, onFull, ring: 2, batch: 8, rcvbuf: '256K', warmUp: 0, idle: 1 },
+        {
+          onReady: (info) => {
+            sending = blast(info.port, '1s');
+          },
+        },
+      );
+      const b = await sending;
+      clearInterval(busy);
+      const drops = r.kernelDrops + r.userspaceDrops;
+      assert.equal(r.sent, b.sent, JSON.stringify(r));
+      assert.ok(drops >= 2 * (r.received + r.trailers.received), `overload ≥ 3×: ${JSON.stringify(r)}`);
+      if (onFull === 'wait') assert.equal(r.userspaceDrops, 0);
+      else assert.ok(r.userspaceDrops > 0);
+      assert.equal(r.trailers.sent, 3, 'one flow, three trailer copies');
+      assert.deepEqual(r.accounting, {
+        by: 'counters',
+        sent: b.sent + 3,
+        accounted: b.sent + 3,
+        unaccounted: 0,
+      });
+      assert.equal(r.lost + r.received, r.sent);
+    } finally {
+      clearInterval(busy);
+      await sending.catch(() => {});
+    }
+  });
+}
+
+test("the warm-up never outruns the receiver: it adds nothing to the host's Udp RcvbufErrors (own network namespace)", {
+  skip: process.getuid?.() !== 0 ? 'needs root for a network namespace' : false,
+}, () => {
+  const ns = `sockbuf-warm-${process.pid}`;
+  execFileSync('ip', ['netns', 'add', ns]);
+  try {
+    execFileSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+    const code = `
+      import { readFileSync } from 'node:fs';
+      import { runUdpSink } from ${JSON.stringify(SINK)};
+      const errors = () => {
+        const l = readFileSync('/proc/net/snmp', 'utf8').split('\\n').filter((x) => x.startsWith('Udp:'));
+        return Number(l[1].split(/\\s+/)[l[0].split(/\\s+/).indexOf('RcvbufErrors')]);
+      };
+      const before = errors();
+      for (const gro of [false, true]) await runUdpSink({ listen: '127.0.0.1:0', gro, warmUp: 0.5, duration: 0.1 });
+      console.log(errors() - before);
+    `;
+    const out = execFileSync(
+      'ip',
+      ['netns', 'exec', ns, process.execPath, '--import', 'tsx', '--input-type=module', '-e', code],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    assert.equal(out.trim(), '0');
+  } finally {
+    execFileSync('ip', ['netns', 'del', ns]);
+  }
 });
