@@ -1,5 +1,6 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
+import { FRAME_INDEX_BYTES } from '../ends/hello.js';
 import { runBlast } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
@@ -20,14 +21,15 @@ export function register(program: Command): Command {
   const blast = program.command('blast').description('one sending end of a test (like iperf3 -c)');
   blast
     .command('tcp')
-    .description("send a verifiable framed stream to a 'sink tcp'")
+    .description("send a verifiable framed stream to a 'sink tcp' (--raw: plain zeros to any receiver)")
     .requiredOption('--to <host:port>', 'the sink')
     .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
     .option('--duration <duration>', 'send for this long (default 10s)')
     .option('--size <size>', 'frame payload bytes', '128K')
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option('--parallel <n>', 'streams', '1')
-    .option('--reverse', 'the sink sends, this end receives')
+    .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
+    .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
     .option('--interval <duration>', 'report every', '1s')
     .option('--json', 'one JSON object per line on stdout')
     .action(async (o: Record<string, string | boolean | undefined>) => {
@@ -38,10 +40,11 @@ export function register(program: Command): Command {
       const seconds =
         o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
       const size = parseSize(String(o.size), '--size');
-      if (size > DEFAULT_MAX_FRAME_BYTES)
+      if (size > DEFAULT_MAX_FRAME_BYTES || size < FRAME_INDEX_BYTES)
         throw new UsageError(
-          `invalid value for --size: '${o.size}' (expected at most ${DEFAULT_MAX_FRAME_BYTES})`,
+          `invalid value for --size: '${o.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
         );
+      if (o.raw && o.reverse) throw new UsageError('--raw and --reverse cannot be combined');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
@@ -56,11 +59,16 @@ export function register(program: Command): Command {
           sndbuf,
           parallel,
           reverse: Boolean(o.reverse),
+          raw: Boolean(o.raw),
           intervalSeconds: interval,
+          // a serve test's far end wants its secret; from the environment, never argv
+          secret: process.env.SOCKBUF_SECRET || undefined,
         },
         out,
       );
       out('result', result);
+      // reverse: what arrived was verified; a mismatch or a stream cut short is a problem found
+      if (Number(result.mismatches ?? 0) > 0 || Number(result.errors ?? 0) > 0) process.exitCode = 1;
     });
   registerBlastUdp(blast);
   return blast;

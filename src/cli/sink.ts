@@ -1,6 +1,6 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { Sink } from '../ends/tcp-sink.js';
+import { FAR_END_ENV, parseFarEnd, Sink } from '../ends/tcp-sink.js';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
@@ -23,7 +23,7 @@ export function register(program: Command): Command {
     .option('--reader <reader>', 'adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data', 'adaptive')
     .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option('--sndbuf <auto|size>', 'send buffer (what --echo and reverse tests send through)', 'auto')
-    .option('--echo', 'answer every frame with the same frame (the far end of bench ping; no hello)')
+    .option('--echo', 'answer every frame with the same frame (the far end of bench ping)')
     .option('--once', 'exit after the first test (all streams of one blast) has ended')
     .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
     .option('--interval <duration>', 'report every', '1s')
@@ -35,6 +35,14 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       if (o.echo && o.verify) throw new UsageError('--echo and --verify cannot be combined');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
+      // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
+      const farEnv = process.env[FAR_END_ENV];
+      let farEnd: ReturnType<typeof parseFarEnd> | undefined;
+      try {
+        farEnd = farEnv ? parseFarEnd(farEnv) : undefined;
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
       const out = lineWriter(Boolean(o.json), human);
       const sink = await Sink.start(
         {
@@ -47,6 +55,7 @@ export function register(program: Command): Command {
           verify: Boolean(o.verify),
           once: Boolean(o.once),
           intervalSeconds: interval,
+          farEnd,
         },
         out,
       );
@@ -60,6 +69,8 @@ export function register(program: Command): Command {
       out('result', result);
       // with --verify, a mismatch or a connection that ended in error is a problem found
       if (o.verify && (Number(result.mismatches) > 0 || Number(result.errors) > 0)) process.exitCode = 1;
+      // a far end that cut its test at one of serve's caps
+      if (result.stopped !== undefined) process.exitCode = 1;
     });
   registerSinkUdp(sink);
   return sink;
@@ -74,8 +85,12 @@ function human(event: string, f: Record<string, unknown>): string {
     case 'interval':
       if (f.conn === undefined) return `${n('idleConnections')} idle connections`;
       return `[conn ${f.conn}] ${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}  ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}, buffer ${formatSize(n('readerSizeBytes'))}`;
+    case 'stopped':
+      return `stopped: ${f.reason}`;
+    case 'refused':
+      return `[conn ${f.conn}] refused: ${f.reason}`;
     case 'connection':
-      return `[conn ${f.conn}] ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.error ? `; error: ${f.error}` : ''}`;
+      return `[conn ${f.conn}]${f.plain ? ' plain stream' : ''} ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.error ? `; error: ${f.error}` : ''}`;
     default:
       return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.mismatches} mismatches` : ''}`;
   }

@@ -6,13 +6,15 @@
 //   ping   --host H --port P --size S --inflight K --seconds T --sndbuf X --rcvbuf X
 //                                                K frames in flight; round trips/s and latency
 // (ping's far end is `sockbuf sink tcp --echo`, so that `bench ping --remote` can run it on a serve host)
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { connect, listen, type TcpConnection } from '../tcp/connection.js';
-import { encodeFrame, FrameDecoder } from '../tcp/frame.js';
+import { FrameDecoder } from '../tcp/frame.js';
 import { parseReader, sharedReadBufferBytes } from '../tcp/reader.js';
 import { printEvent } from './event.js';
+import { encodeHello } from './hello.js';
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -94,9 +96,28 @@ async function ping(a: Record<string, string>): Promise<void> {
   const size = Number(a.size);
   const inflight = Number(a.inflight);
   const seconds = Number(a.seconds);
-  const request = encodeFrame(Buffer.alloc(size, 5));
+  // each request carries its index in its first 8 bytes (when it has 8), the rest is a shared body:
+  // the echo is checked against both, so a lost, repeated, reordered or changed answer is counted
+  const indexed = size >= 8;
+  const body = Buffer.alloc(indexed ? size - 8 : size, 5);
+  let nextIndex = 0;
+  const sendRequest = () => {
+    const head = Buffer.allocUnsafe(indexed ? 12 : 4);
+    head.writeUInt32BE(size, 0);
+    if (indexed) {
+      head.writeUInt32BE(Math.floor(nextIndex / 2 ** 32), 4);
+      head.writeUInt32BE(nextIndex >>> 0, 8);
+    }
+    nextIndex++;
+    sent.push(performance.now());
+    conn.socket.cork();
+    conn.socket.write(head);
+    conn.socket.write(body);
+    conn.socket.uncork();
+  };
   const sent: number[] = [];
   const lat: number[] = [];
+  let mismatches = 0;
   let done = false;
   const conn = await connect({
     host: a.host,
@@ -104,16 +125,37 @@ async function ping(a: Record<string, string>): Promise<void> {
     rcvbuf: buf(a.rcvbuf),
     sndbuf: buf(a.sndbuf),
   });
+  // the far end (sink --echo) takes a hello first; a serve far end requires its secret in it
+  const secret = process.env.SOCKBUF_SECRET || undefined;
+  conn.socket.write(
+    encodeHello({
+      sockbuf: 1,
+      test: randomUUID(),
+      stream: 0,
+      streams: 1,
+      reverse: false,
+      size,
+      echo: true,
+      ...(secret ? { secret } : {}),
+    }),
+  );
   const end = performance.now() + seconds * 1000;
   let head = 0;
   const finished = new Promise<void>((resolve) => {
-    const dec = new FrameDecoder(() => {
+    const dec = new FrameDecoder((p) => {
       const now = performance.now();
+      const want = head;
       lat.push(now - sent[head++]);
-      if (now < end) {
-        sent.push(performance.now());
-        conn.socket.write(request);
-      } else if (head === sent.length && !done) {
+      const ok =
+        p.length === size &&
+        (!indexed ||
+          (((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0) * 2 ** 32 +
+            (((p[4] << 24) | (p[5] << 16) | (p[6] << 8) | p[7]) >>> 0) ===
+            want) &&
+        body.equals(p.subarray(indexed ? 8 : 0));
+      if (!ok) mismatches++;
+      if (now < end) sendRequest();
+      else if (head === sent.length && !done) {
         done = true;
         resolve();
       }
@@ -124,10 +166,7 @@ async function ping(a: Record<string, string>): Promise<void> {
     };
   });
   const started = performance.now();
-  for (let i = 0; i < inflight; i++) {
-    sent.push(performance.now());
-    conn.socket.write(request);
-  }
+  for (let i = 0; i < inflight; i++) sendRequest();
   await finished;
   const secs = (performance.now() - started) / 1000;
   conn.socket.end();
@@ -141,8 +180,13 @@ async function ping(a: Record<string, string>): Promise<void> {
     latencyP50Us: q(0.5),
     latencyP99Us: q(0.99),
     latencyP999Us: q(0.999),
+    mismatches,
   });
   await conn.closed;
+  if (mismatches > 0) {
+    process.stderr.write(`${mismatches} echoed answers differ from their requests\n`);
+    process.exitCode = 1;
+  }
 }
 
 const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { hold, idle, ping };

@@ -5,13 +5,62 @@
 // bench ping) there is no hello: every frame read is written back as it is.
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
+import { parseBoundedJson } from '../policy/json.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
 import { formatReader, type ReaderSpec } from '../tcp/reader.js';
-import { HELLO_MAX_BYTES, type Hello, parseHello } from './hello.js';
-import { PatternSource, PatternVerifier } from './pattern.js';
+import { type Hello, HelloDetector, secretMatches } from './hello.js';
+import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 import { type Emit, pump } from './tcp-source.js';
+
+/**
+ * What `serve` tells a far end through its environment (SOCKBUF_FAR_END, never argv): the test's secret
+ * and the server's caps, which the far end enforces itself.
+ */
+export interface FarEndLimits {
+  secret: string;
+  /** Bytes received and sent, all connections together. */
+  maxBytes: number;
+  /** From the far end's start. */
+  maxSeconds: number;
+  /** The largest frame payload (hello size, echoed frame). */
+  maxFrame: number;
+  /** Connections of the test. */
+  maxStreams: number;
+}
+
+/** The environment variable that carries FarEndLimits (JSON) from serve to its far end. */
+export const FAR_END_ENV = 'SOCKBUF_FAR_END';
+
+/** Reads FAR_END_ENV; throws an Error naming what is wrong (a far end must not start without its caps). */
+export function parseFarEnd(text: string): FarEndLimits {
+  let v: Partial<FarEndLimits>;
+  try {
+    v = parseBoundedJson(text) as Partial<FarEndLimits>;
+  } catch {
+    throw new Error(`${FAR_END_ENV} is not JSON`);
+  }
+  const pos = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+  if (
+    !v ||
+    typeof v !== 'object' ||
+    typeof v.secret !== 'string' ||
+    v.secret.length < 16 ||
+    !pos(v.maxBytes) ||
+    !pos(v.maxSeconds) ||
+    !pos(v.maxFrame) ||
+    !pos(v.maxStreams)
+  )
+    throw new Error(`${FAR_END_ENV} lacks the secret or a cap (maxBytes, maxSeconds, maxFrame, maxStreams)`);
+  return {
+    secret: v.secret,
+    maxBytes: v.maxBytes as number,
+    maxSeconds: v.maxSeconds as number,
+    maxFrame: v.maxFrame as number,
+    maxStreams: v.maxStreams as number,
+  };
+}
 
 export interface SinkOptions {
   host: string;
@@ -20,22 +69,32 @@ export interface SinkOptions {
   rcvbuf?: BufferSize;
   sndbuf?: BufferSize;
   verify: boolean;
-  /** Answer every frame with the same frame (no hello); `frames` counts them. */
+  /** Answer every frame with the same frame (a hello first is optional); `frames` counts them. */
   echo?: boolean;
   /** Stop after the first test's connections (all streams of one blast) have ended. */
   once: boolean;
   intervalSeconds: number;
   maxFrame?: number;
+  /** Set when `serve` started this sink: no plain streams, the hello carries the secret, caps hold. */
+  farEnd?: FarEndLimits;
 }
+
+/** A far end waits this long for a connection's hello before closing it. */
+const HELLO_SECONDS = 10;
 
 interface Conn {
   id: number;
   conn: TcpConnection;
   hello?: Hello;
+  /** Not a sockbuf connection: bytes counted, nothing decoded. */
+  plain?: boolean;
+  detector?: HelloDetector;
   verifier?: PatternVerifier;
   decoder?: FrameDecoder;
   /** Frames echoed (echo only). */
   echoed?: number;
+  /** Why the sink itself closed it (a far end's refusal), if it did. */
+  refused?: string;
   sent: number;
   lastBytes: number;
   lastReads: number;
@@ -54,8 +113,21 @@ export class Sink {
   private timer: NodeJS.Timeout;
   private started: number | undefined;
   private ended: number | undefined;
-  private totals = { connections: 0, bytes: 0, sentBytes: 0, frames: 0, mismatches: 0, errors: 0 };
+  private totals = {
+    connections: 0,
+    bytes: 0,
+    sentBytes: 0,
+    frames: 0,
+    mismatches: 0,
+    errors: 0,
+    refused: 0,
+  };
   private last = performance.now();
+  /** Far end: bytes either way still allowed (shared by every connection), and the test's streams. */
+  private readonly budget = { left: Number.POSITIVE_INFINITY };
+  private streams = 0;
+  private stopped: string | undefined;
+  private farTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly server: TcpServer,
@@ -67,6 +139,15 @@ export class Sink {
     });
     this.timer = setInterval(() => this.interval(), opts.intervalSeconds * 1000);
     this.timer.unref();
+    const far = opts.farEnd;
+    if (far) {
+      this.budget.left = far.maxBytes;
+      this.farTimer = setTimeout(
+        () => this.cut(`seconds: the test ran past ${far.maxSeconds} s`),
+        far.maxSeconds * 1000,
+      );
+      this.farTimer.unref();
+    }
   }
 
   static async start(opts: SinkOptions, emit: Emit): Promise<Sink> {
@@ -84,42 +165,118 @@ export class Sink {
       conn.socket.destroy();
       return;
     }
-    this.started ??= performance.now();
     const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0, lastWritten: 0 };
-    conn.sample(); // the first interval's limited % counts from here
     this.conns.add(c);
     conn.closed.then(() => this.close(c));
-    if (this.opts.echo) {
-      this.echo(c);
-      return;
+    const far = this.opts.farEnd;
+    let helloTimer: NodeJS.Timeout | undefined;
+    if (far) {
+      helloTimer = setTimeout(
+        () => this.refuse(c, `no hello within ${HELLO_SECONDS} s`),
+        HELLO_SECONDS * 1000,
+      );
+      helloTimer.unref();
+      conn.closed.then(() => clearTimeout(helloTimer));
+    } else {
+      this.started ??= performance.now();
+      conn.sample(); // the first interval's limited % counts from here
     }
-    const hello = new FrameDecoder((payload) => {
-      c.hello = parseHello(payload);
-      return false;
-    }, HELLO_MAX_BYTES);
+    const detector = new HelloDetector();
+    c.detector = detector;
     conn.onData = (chunk) => {
-      const used = hello.push(chunk);
-      if (c.hello) this.begin(c, chunk.subarray(used));
+      const d = detector.push(chunk);
+      if (d.kind === 'more') return;
+      c.detector = undefined;
+      clearTimeout(helloTimer);
+      if (d.kind === 'hello') {
+        const why = this.admit(d.hello);
+        if (why) return this.refuse(c, why);
+        c.hello = d.hello;
+        this.firstTest ??= d.hello.test;
+        if (far) {
+          this.started ??= performance.now();
+          conn.sample();
+          this.take(chunk.length);
+        }
+        if (this.opts.echo) this.echo(c, d.rest);
+        else this.begin(c, d.rest);
+      } else if (d.kind === 'plain' && far) this.refuse(c, 'not a sockbuf hello');
+      else if (d.kind === 'plain' && this.opts.echo) {
+        // bench ping without a hello: the bytes are frames to echo
+        this.echo(c, d.held);
+        c.conn.onData(chunk);
+      } else if (d.kind === 'plain') this.plain(c);
+      else if (far) this.refuse(c, d.reason);
+      else throw new Error(`the first bytes are sockbuf's, but ${d.reason}`);
     };
   }
 
+  /** Whether a hello may start (undefined) or why not. A far end checks the secret first of all. */
+  private admit(h: Hello): string | undefined {
+    const far = this.opts.farEnd;
+    if (!far) return undefined;
+    if (h.secret === undefined || !secretMatches(far.secret, h.secret))
+      return 'the hello lacks the test secret';
+    if (this.firstTest !== undefined && h.test !== this.firstTest) return 'a second test on a far end';
+    if (this.streams >= far.maxStreams) return `more than ${far.maxStreams} streams`;
+    if (h.size > far.maxFrame)
+      return `frame size ${h.size} is more than this server allows (${far.maxFrame})`;
+    this.streams++;
+    return undefined;
+  }
+
+  /** A far end closes what it will not serve at once, sending nothing. */
+  private refuse(c: Conn, why: string): void {
+    c.refused = why;
+    c.conn.onData = () => {};
+    c.conn.socket.destroy();
+  }
+
+  /** Far end: counts bytes against the shared budget; cuts the test when it is spent. */
+  private take(n: number): void {
+    this.budget.left -= n;
+    if (this.budget.left < 0 && this.opts.farEnd)
+      this.cut(`max-bytes: more than ${this.opts.farEnd.maxBytes} bytes either way`);
+  }
+
+  /** Far end: a cap was reached. Every connection is closed; the result says why. */
+  private cut(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.emit('stopped', { reason });
+    for (const c of this.conns) c.conn.socket.destroy();
+    void this.stop();
+  }
+
+  /** Not a sockbuf connection: every byte is counted by the reader, nothing more. */
+  private plain(c: Conn): void {
+    c.plain = true;
+    c.conn.onData = () => {};
+  }
+
   /** Writes every frame back; stops reading while the peer does not read its answers. */
-  private echo(c: Conn): void {
+  private echo(c: Conn, rest: Uint8Array): void {
     const socket = c.conn.socket;
+    const far = this.opts.farEnd;
     const out: Buffer[] = [];
     let paused = false;
     c.echoed = 0;
-    c.decoder = new FrameDecoder((p) => {
-      out.push(encodeFrame(p));
-      return true;
-    }, this.opts.maxFrame ?? DEFAULT_MAX_FRAME_BYTES);
-    c.conn.onData = (chunk) => {
-      (c.decoder as FrameDecoder).push(chunk);
+    const decoder = new FrameDecoder(
+      (p) => {
+        out.push(encodeFrame(p));
+        return true;
+      },
+      far?.maxFrame ?? this.opts.maxFrame ?? DEFAULT_MAX_FRAME_BYTES,
+    );
+    c.decoder = decoder;
+    const onData = (chunk: Uint8Array) => {
+      decoder.push(chunk);
       if (out.length === 0) return;
       const answer = out.length === 1 ? out[0] : Buffer.concat(out);
       c.echoed = (c.echoed as number) + out.length;
       c.sent += answer.length;
       out.length = 0;
+      if (far) this.take(answer.length);
       if (!socket.write(answer) && !paused) {
         paused = true;
         socket.pause();
@@ -129,6 +286,13 @@ export class Sink {
         });
       }
     };
+    c.conn.onData = far
+      ? (chunk) => {
+          this.take(chunk.length);
+          onData(chunk);
+        }
+      : onData;
+    if (rest.length) onData(rest);
   }
 
   /** After the hello: count, verify, or (reverse) send. */
@@ -136,35 +300,50 @@ export class Sink {
     const h = c.hello as Hello;
     this.firstTest ??= h.test;
     const conn = c.conn;
+    const far = this.opts.farEnd;
+    const count = far ? (chunk: Uint8Array) => this.take(chunk.length) : () => {};
     if (h.reverse) {
-      conn.onData = () => {};
+      conn.onData = count;
       if (h.sndbuf !== undefined) applyTcpBuffers(fdOf(conn.socket), { sndbuf: h.sndbuf });
-      pump(conn.socket, new PatternSource(h.size), {
-        bytes: h.bytes,
-        seconds: h.bytes === undefined ? h.seconds : undefined,
-      }).then(
+      const source = new PatternSource(h.size);
+      pump(
+        conn.socket,
+        source,
+        { bytes: h.bytes, seconds: h.bytes === undefined ? h.seconds : undefined, budget: this.budget },
+        { bytes: 0 },
+      ).then(
         (n) => {
           c.sent = n;
-          conn.socket.end();
+          if (far && this.budget.left <= 0) {
+            this.cut(`max-bytes: more than ${far.maxBytes} bytes either way`);
+            return;
+          }
+          const trailer = encodeTrailer(n, n / source.frameBytes);
+          c.sent += trailer.length;
+          conn.socket.end(trailer);
         },
         () => {}, // the error is the connection's, reported when it closes
       );
       return;
     }
     if (this.opts.verify) {
-      const v = new PatternVerifier();
-      const d = new FrameDecoder((p) => {
-        v.check(p);
-        return true;
-      }, this.opts.maxFrame ?? DEFAULT_MAX_FRAME_BYTES);
+      const v = new PatternVerifier(h.size);
+      const d = new FrameDecoder(
+        (p) => {
+          v.check(p);
+          return true;
+        },
+        far?.maxFrame ?? this.opts.maxFrame ?? DEFAULT_MAX_FRAME_BYTES,
+      );
       c.verifier = v;
       c.decoder = d;
       conn.onData = (chunk) => {
+        count(chunk);
         d.push(chunk);
       };
       if (rest.length) d.push(rest);
     } else {
-      conn.onData = () => {};
+      conn.onData = count;
     }
   }
 
@@ -209,6 +388,20 @@ export class Sink {
 
   private close(c: Conn): void {
     this.conns.delete(c);
+    const far = this.opts.farEnd;
+    if (c.detector) {
+      // ended before the first bytes decided: a short plain stream, or (far end) nothing it takes
+      const d = c.detector.end();
+      c.detector = undefined;
+      if (far) c.refused ??= 'the connection closed before a hello';
+      else if (d.kind === 'plain' && !this.opts.echo) c.plain = true;
+    }
+    if (c.refused) {
+      this.totals.refused++;
+      this.emit('refused', { conn: c.id, reason: c.refused });
+      if (this.stopping && this.conns.size === 0) this.end();
+      return;
+    }
     const now = performance.now();
     this.ended = now;
     const seconds = (now - c.conn.openedAt) / 1000;
@@ -216,12 +409,14 @@ export class Sink {
     const r = st.reader;
     let error = c.conn.error?.message;
     if (!error && c.decoder?.partial) error = 'the stream ended in the middle of a frame';
-    if (!error && !c.hello && !this.opts.echo) error = 'the connection closed before a hello';
+    if (!error && !c.hello && !c.plain && !this.opts.echo) error = 'the connection closed before a hello';
+    if (!error && c.verifier) error = c.verifier.finish();
     const line: Record<string, unknown> = {
       conn: c.id,
       test: c.hello?.test,
       stream: c.hello?.stream,
       reverse: c.hello?.reverse ?? false,
+      ...(c.plain ? { plain: true } : {}),
       bytes: r.bytes,
       sentBytes: c.sent,
       seconds,
@@ -261,6 +456,7 @@ export class Sink {
 
   private end(): void {
     clearInterval(this.timer);
+    clearTimeout(this.farTimer);
     const seconds =
       this.started !== undefined && this.ended !== undefined ? (this.ended - this.started) / 1000 : 0;
     const t = this.totals;
@@ -274,6 +470,8 @@ export class Sink {
       ...(this.opts.verify ? { frames: t.frames, mismatches: t.mismatches } : {}),
       ...(this.opts.echo ? { frames: t.frames } : {}),
       errors: t.errors,
+      ...(this.opts.farEnd ? { refused: t.refused } : {}),
+      ...(this.stopped ? { stopped: this.stopped } : {}),
     });
   }
 }

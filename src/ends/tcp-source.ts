@@ -1,13 +1,16 @@
 // The sending side of a TCP test: writes blast's verifiable framed stream (src/ends/pattern.ts) as
 // fast as the socket takes it, for a number of bytes or for a time, ending on a frame boundary.
-// `runBlast` is `sockbuf blast tcp`: N streams, each starting with a hello, optionally reversed.
+// `runBlast` is `sockbuf blast tcp`: N streams, each starting with a hello and ending with a trailer
+// (the wire format: hello.ts), optionally reversed (then what arrives is verified); or, with `raw`,
+// plain zeros for any receiver.
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import type { BufferSize } from '../policy/buffers.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
+import { FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
 import { encodeHello } from './hello.js';
-import { PatternSource } from './pattern.js';
+import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 
 /** Bytes handed to one socket.write. */
 export const WRITE_BYTES = 256 * 1024;
@@ -17,12 +20,33 @@ export interface PumpLimit {
   bytes?: number;
   /** Stop after this many seconds (then finish the frame in progress). */
   seconds?: number;
+  /** Shared with other streams (a far end's cap): each write takes from it; at 0 the pump stops. */
+  budget?: { left: number };
 }
 
-/** Writes the pattern into `socket` until the limit; resolves with the bytes written (whole frames). */
+/** What pump sends: the pattern's frames, or raw bytes. */
+export interface StreamSource {
+  readonly frameBytes: number;
+  toFrameEnd(): number;
+  next(max: number): Buffer;
+}
+
+/** `blast --raw`: zeros, no hello, no framing (a "frame" is one byte, so any count can be sent). */
+export class ZeroSource implements StreamSource {
+  readonly frameBytes = 1;
+  private static readonly zeros = Buffer.alloc(WRITE_BYTES);
+  toFrameEnd(): number {
+    return 1;
+  }
+  next(max: number): Buffer {
+    return ZeroSource.zeros.subarray(0, Math.min(max, WRITE_BYTES));
+  }
+}
+
+/** Writes the source into `socket` until the limit; resolves with the bytes written (whole frames). */
 export function pump(
   socket: net.Socket,
-  source: PatternSource,
+  source: StreamSource,
   limit: PumpLimit,
   progress: { bytes: number } = { bytes: 0 },
 ): Promise<number> {
@@ -56,6 +80,8 @@ export function pump(
           if (rest === source.frameBytes) max = 0;
           else max = Math.min(max, rest);
         }
+        // a cap stops the stream where it is, even mid-frame (the test is cut, not ended)
+        if (limit.budget) max = Math.min(max, limit.budget.left);
         if (max <= 0) {
           socket.uncork();
           done();
@@ -63,6 +89,7 @@ export function pump(
         }
         const piece = source.next(max);
         sent += piece.length;
+        if (limit.budget) limit.budget.left -= piece.length;
         progress.bytes = sent;
         if (!socket.write(piece) && source.toFrameEnd() === source.frameBytes) {
           socket.uncork();
@@ -91,6 +118,10 @@ export interface BlastOptions {
   intervalSeconds: number;
   /** How the blast reads in reverse mode. */
   reader?: ReaderSpec;
+  /** Zeros with no hello and no framing, for any receiver (not with `reverse`). */
+  raw?: boolean;
+  /** The far end's secret (a `serve` test's), carried in the hello. */
+  secret?: string;
 }
 
 export type Emit = (event: string, fields: Record<string, unknown>) => void;
@@ -100,6 +131,9 @@ interface Stream {
   conn: TcpConnection;
   bytes: number;
   lastBytes: number;
+  /** Reverse: what arrives is checked against the pattern and the trailer. */
+  verifier?: PatternVerifier;
+  decoder?: FrameDecoder;
 }
 
 function streamBytes(s: Stream, reverse: boolean): number {
@@ -158,6 +192,25 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     await Promise.all(
       streams.map(async (s) => {
         const sock = s.conn.socket;
+        if (opts.raw) {
+          s.bytes = await pump(sock, new ZeroSource(), { bytes: perStream, seconds }, s);
+          sock.end();
+          const err = await s.conn.closed;
+          if (err) throw err;
+          return;
+        }
+        if (opts.reverse) {
+          const v = new PatternVerifier(opts.size);
+          const d = new FrameDecoder((p) => {
+            v.check(p);
+            return true;
+          });
+          s.verifier = v;
+          s.decoder = d;
+          s.conn.onData = (chunk) => {
+            d.push(chunk);
+          };
+        }
         sock.write(
           encodeHello({
             sockbuf: 1,
@@ -169,11 +222,13 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
             bytes: opts.reverse ? perStream : undefined,
             seconds: opts.reverse ? seconds : undefined,
             sndbuf,
+            ...(opts.secret === undefined ? {} : { secret: opts.secret }),
           }),
         );
         if (!opts.reverse) {
-          s.bytes = await pump(sock, new PatternSource(opts.size), { bytes: perStream, seconds }, s);
-          sock.end();
+          const source = new PatternSource(opts.size);
+          s.bytes = await pump(sock, source, { bytes: perStream, seconds }, s);
+          sock.end(encodeTrailer(s.bytes, source.frames));
         }
         // the transfer ends when the sink has read everything and closed its side
         const err = await s.conn.closed;
@@ -185,13 +240,28 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     for (const s of streams) s.conn.socket.destroy();
   }
   const secs = (performance.now() - started) / 1000;
-  const per = streams.map((s) => ({
-    stream: s.index,
-    bytes: streamBytes(s, opts.reverse),
-    reader: s.conn.stats().reader,
-  }));
+  const per = streams.map((s) => {
+    const v = s.verifier;
+    const error = v && (s.decoder?.partial ? 'the stream ended in the middle of a frame' : v.finish());
+    return {
+      stream: s.index,
+      bytes: streamBytes(s, opts.reverse),
+      ...(v ? { frames: v.frames, mismatches: v.mismatches } : {}),
+      ...(error ? { error } : {}),
+      reader: s.conn.stats().reader,
+    };
+  });
   const bytes = per.reduce((a, s) => a + s.bytes, 0);
+  const verified = opts.reverse
+    ? {
+        frames: per.reduce((a, s) => a + (s.frames ?? 0), 0),
+        mismatches: per.reduce((a, s) => a + (s.mismatches ?? 0), 0),
+        errors: per.filter((s) => s.error).length,
+      }
+    : {};
   return {
+    ...(opts.raw ? { raw: true } : {}),
+    ...verified,
     reverse: opts.reverse,
     streams: opts.parallel,
     size: opts.size,
