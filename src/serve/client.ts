@@ -9,13 +9,13 @@ import {
   type HelloReply,
   type Kind,
   LineDecoder,
-  type ParamValue,
   ProtocolError,
   parseReply,
   type ReadyReply,
   type Reply,
   type ResultReply,
 } from './protocol.js';
+import type { ParamValue } from './request.js';
 
 /** The server answered with an error (busy, refused, unauthorized …). */
 export class ServeRefused extends Error {

@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { UsageError } from '../policy/units.js';
 import { ServeClient } from './client.js';
-import { DEFAULT_SERVE_PORT, ProtocolError, requestFromArgs } from './protocol.js';
+import { DEFAULT_SERVE_PORT, ProtocolError } from './protocol.js';
+import { requestFromArgs } from './request.js';
 
 /** `HOST[:PORT]` (`[::1]:5209`, `::1`, `10.0.0.2`): the port defaults to serve's 5209. */
 export function parseServer(value: string, option = '--remote'): HostPort {

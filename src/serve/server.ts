@@ -12,17 +12,14 @@ import { endSpawnSpec } from '../bench/runner.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import {
   encodeMessage,
-  farArgs,
   KINDS,
   type Kind,
-  type Limits,
   LineDecoder,
   PROTOCOL_VERSION,
   ProtocolError,
-  parseRequest,
   type ResultReply,
-  type TestRequest,
 } from './protocol.js';
+import { farArgs, type Limits, parseRequest, type TestRequest } from './request.js';
 
 export interface SpawnSpec {
   file: string;

@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   encodeMessage,
-  farArgs,
   LineDecoder,
   MAX_LINE_BYTES,
   ProtocolError,
   parseReply,
-  parseRequest,
-  requestFromArgs,
-  tokenMatches,
 } from '../../src/serve/protocol.js';
+import { farArgs, parseRequest, requestFromArgs, tokenMatches } from '../../src/serve/request.js';
 
 const limits = { maxDurationSeconds: 60, maxBytes: 1 << 30 };
 const req = (o: object) => JSON.stringify({ v: 1, ...o });

@@ -1,14 +1,13 @@
-// Fuzz targets: the serve control protocol (src/serve/protocol.ts).
+// Fuzz targets: the serve control protocol (src/serve/protocol.ts, request.ts).
 import assert from 'node:assert/strict';
 import {
-  KIND_SPECS,
   KINDS,
   LineDecoder,
   MAX_LINE_BYTES,
   ProtocolError,
   parseReply,
-  parseRequest,
 } from '../../../src/serve/protocol.js';
+import { KIND_SPECS, parseRequest } from '../../../src/serve/request.js';
 import type { Target } from '../harness.js';
 import { mutateString, type Rng } from '../prng.js';
 import { optionString } from './units.js';
