@@ -16,7 +16,8 @@ import {
   parseBoundedJson,
 } from '../../../src/policy/json.js';
 import { UsageError } from '../../../src/policy/units.js';
-import { KINDS, ProtocolError, parseReply, parseRequest } from '../../../src/serve/protocol.js';
+import { KINDS, ProtocolError, parseReply } from '../../../src/serve/protocol.js';
+import { parseRequest } from '../../../src/serve/request.js';
 import type { Target } from '../harness.js';
 import type { Rng } from '../prng.js';
 
