@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Issue 18's UDP flood figures: `sockbuf sink udp --gro off` flooded by `sockbuf blast udp --gso on` at
-// F × what the receiver takes (measured first: 3 s at full speed), for SECONDS; prints sent, received,
-// drops, accounting and the sink's RSS growth from its ready line to its peak (sampled every 250 ms).
+// F × what the receiver takes (measured first, with 2 s probes at rising rates until one loses), for
+// SECONDS; prints sent, received, drops, accounting, the overload reached (sent / received) and the
+// sink's RSS growth from its ready line to its peak (sampled every 250 ms).
 //   npm run build && flock /tmp/sockbuf-heavy.lock node bench/udp-flood.mjs [--seconds 30] [--factor 2] [--on-full wait]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -85,14 +86,23 @@ async function flood(seconds, rate) {
   return { sent, got, rssGrowthKiB: peak - rss0, rss0KiB: rss0, rssPeakKiB: peak };
 }
 
-const probe = await flood(3, 'max');
-const takes = probe.got.datagramsPerSecond;
+// What the receiver takes: probes of 2 s at rising rates until the receiver loses datagrams (a probe
+// that lost nothing measured the sender, not the receiver)
+let takes = 0;
+for (const r of ['200k', '400k', '800k', '1600k', 'max']) {
+  const p = await flood(2, r);
+  console.log(
+    JSON.stringify({
+      probe: r,
+      sent: p.sent.sent,
+      received: p.got.received,
+      perSecond: Math.round(p.got.datagramsPerSecond),
+    }),
+  );
+  takes = p.got.datagramsPerSecond;
+  if (p.got.lost > 0) break;
+}
 const rate = Math.round(Number(values.factor) * takes);
-console.log(
-  JSON.stringify({
-    probe: { sent: probe.sent.sent, received: probe.got.received, receiverTakes: Math.round(takes) },
-  }),
-);
 const f = await flood(Number(values.seconds), rate);
 const g = f.got;
 const out = {
@@ -102,6 +112,8 @@ const out = {
   rate,
   sent: f.sent.sent,
   sentPerSecond: Math.round(f.sent.datagramsPerSecond),
+  receivedPerSecond: Math.round(g.received / f.sent.seconds),
+  overload: +(f.sent.sent / g.received).toFixed(2),
   received: g.received,
   kernelDrops: g.kernelDrops,
   userspaceDrops: g.userspaceDrops,
