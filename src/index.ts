@@ -10,9 +10,9 @@ export { lastEvent } from './bench/ends.js';
 export { describeVerdict, type Verdict as ExpectVerdict } from './bench/expect.js';
 export type { OptionSpec, OptionValues } from './bench/options.js';
 export { renderJson, renderTable } from './bench/output.js';
+export { renderHtml, reportText } from './bench/pages.js';
 export { PLACEMENT_NAMES, type PlacementName, placementOptions } from './bench/placement.js';
 export { loadScenario, loadScenarios } from './bench/registry.js';
-export { renderHtml } from './bench/report/html.js';
 export {
   checkResults,
   loadResults,
@@ -21,7 +21,6 @@ export {
   type ResultsDocument,
   type Verdict as SeedVerdict,
 } from './bench/report/results.js';
-export { reportText } from './bench/report/text.js';
 export { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, RunFailure } from './bench/runner.js';
 export type {
   Cell,

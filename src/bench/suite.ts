@@ -1,176 +1,28 @@
-// The quick suite, `sockbuf bench` with no scenario: every seed's scenario once, short, through the
-// runner, into one sockbuf.v1 document with one verdict line per seed. A scenario that is not built in
-// (yet), or that needs what this host lacks (root for the lab), is skipped with the reason.
+// The quick suite, `sockbuf bench` with no scenario: every seed's entries (src/bench/seeds) once,
+// short, through the runner, into one sockbuf.v1 document with one verdict line per seed. A scenario
+// that is not built in (yet), or that needs what this host lacks (root for the lab), is skipped with
+// the reason.
 import { EnvironmentError, UsageError } from '../policy/units.js';
 import { measure, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
-import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
+import { type Placement, resolvePlacement } from './placement.js';
 import { loadScenario, scenarioNames } from './registry.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
 import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure } from './runner.js';
 import type { Scenario } from './scenario.js';
-import type { SeedId } from './seeds.js';
-import { verdicts } from './verdicts.js';
+import { entryCommand, SEEDS, type SeedId, type SuiteEntry, verdicts } from './seeds/index.js';
 
-export interface SuiteEntry {
-  /** Short name: `--only tcp-lab`. */
-  id: string;
-  /** What it measures, for progress and skip lines. */
-  title: string;
-  seed: SeedId;
-  /** A built-in scenario name (or a path to a scenario module). */
-  scenario: string;
-  /** The scenario's own options: the quick run, and the long one (`--full`). */
-  quick: string[];
-  full: string[];
-  repeat: { quick: number; full: number };
-  placement: PlacementName;
-  /** Lab shorthand for placement 'lab' (e.g. `rtt=2ms,bandwidth=5gbit`). */
-  lab?: string;
-  /** The issue that brings the scenario, named when it is missing. */
-  issue?: number;
-  /** Changes host settings (sysctls): runs only when the user said --yes. */
-  changesHost?: boolean;
-}
+export type { SuiteEntry } from './seeds/seed.js';
+export { entryCommand };
 
 const ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /**
- * The suite. Quick parameters are chosen to fit the whole suite in under 3 minutes on a 2-CPU machine;
- * `--full` runs the scenarios' own defaults (longer durations, more sizes, more repeats).
+ * The suite: each seed's entries (src/bench/seeds), in the seeds' order. Quick parameters are chosen to
+ * fit the whole suite in under 3 minutes on a 2-CPU machine; `--full` runs the scenarios' own defaults
+ * (longer durations, more sizes, more repeats).
  */
-export const SUITE: SuiteEntry[] = [
-  {
-    id: 'drain',
-    title: 'TCP drain per read buffer (seed 002)',
-    seed: '002',
-    scenario: 'drain',
-    quick: ['--bytes', '256MiB', '--readers', 'data,fixed:8K,fixed:64K,adaptive:max=256K,adaptive:max=1M'],
-    full: [],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 4,
-  },
-  {
-    id: 'tcp',
-    title: 'TCP bulk per policy × size on loopback (seeds 000, 001)',
-    seed: '000',
-    scenario: 'tcp',
-    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '16000', '--duration', '1s'],
-    full: [],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 4,
-  },
-  {
-    id: 'ping',
-    title: 'framed ping per policy × size on loopback (seed 001)',
-    seed: '001',
-    scenario: 'ping',
-    quick: ['--sizes', '250,100000', '--inflight', '1', '--duration', '1s'],
-    full: [],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 4,
-  },
-  {
-    id: 'udp',
-    title: 'UDP loss ladder per receive path (seed 004)',
-    seed: '004',
-    scenario: 'udp',
-    quick: ['--receivers', 'dgram,batch', '--rates', '1000,100000,max', '--duration', '1s'],
-    full: ['--receivers', 'dgram,batch'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 5,
-  },
-  {
-    id: 'udp-max',
-    title: 'UDP highest loss-free rate per receive path, by search (seed 004)',
-    seed: '004',
-    scenario: 'udp',
-    quick: ['--find-max', '--receivers', 'dgram,batch', '--duration', '500ms', '--steps', '4'],
-    full: ['--find-max', '--receivers', 'dgram,batch,gso-batch,batch+gro'],
-    repeat: { quick: 1, full: 1 },
-    placement: 'local',
-    issue: 5,
-  },
-  {
-    id: 'gso',
-    title: 'UDP GSO sender into a receiver without and with GRO (beyond recvmmsg)',
-    seed: '004',
-    scenario: 'udp',
-    quick: ['--receivers', 'gso-batch,batch+gro', '--rates', 'max', '--duration', '1s'],
-    full: ['--receivers', 'gso-batch,batch+gro', '--rates', '100000,1000000,max'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 7,
-  },
-  {
-    id: 'streamer',
-    title: 'streamer: 1 vs 8 receive sockets (seed 003)',
-    seed: '003',
-    scenario: 'streamer',
-    quick: ['--sockets', '1,8', '--receivers', 'batch', '--duration', '1s'],
-    full: [],
-    repeat: { quick: 1, full: 3 },
-    placement: 'local',
-    issue: 5,
-  },
-  {
-    id: 'tcp-lab',
-    title: "seed 000's table across the lab at 2 ms RTT",
-    seed: '000',
-    scenario: 'tcp',
-    quick: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '8192', '--duration', '3s'],
-    full: ['--policies', 'auto,rcvbuf=229376,sndbuf=229376', '--sizes', '8192', '--duration', '10s'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'lab',
-    lab: 'rtt=2ms,bandwidth=5gbit',
-    issue: 6,
-  },
-  {
-    id: 'ping-lab',
-    title: "seed 001's remoting ping across the lab at 1.61 ms RTT",
-    seed: '001',
-    scenario: 'ping',
-    quick: ['--sizes', '4000,100000', '--inflight', '1', '--duration', '1s'],
-    full: ['--sizes', '250,4000,16000,100000', '--inflight', '1'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'lab',
-    lab: 'rtt=1.61ms,bandwidth=5gbit',
-    issue: 6,
-  },
-  {
-    id: 'sysctl-sweep',
-    title: "seed 000's rmem_max/wmem_max sweep across the lab (changes host sysctls, restored)",
-    seed: '000',
-    scenario: 'sysctl-sweep',
-    quick: ['--values', '229376,1M,4M', '--duration', '2s', '--yes'],
-    full: ['--yes'],
-    repeat: { quick: 1, full: 3 },
-    placement: 'lab',
-    lab: 'rtt=2ms,bandwidth=5gbit',
-    issue: 6,
-    changesHost: true,
-  },
-];
-
-/** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
-export function entryCommand(e: SuiteEntry, full = false): string {
-  const args = full ? e.full : e.quick;
-  const repeat = full ? e.repeat.full : e.repeat.quick;
-  const bench = ['sockbuf', 'bench', e.scenario, ...args, '--repeat', String(repeat)].join(' ');
-  return e.placement === 'lab' ? `sockbuf lab ${labFlags(e.lab ?? '')} -- ${bench.slice(8)}` : bench;
-}
-
-function labFlags(shorthand: string): string {
-  return shorthand
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => `--${kv.replace('=', ' ')}`)
-    .join(' ');
-}
+export const SUITE: SuiteEntry[] = SEEDS.flatMap((s) => s.entries);
 
 /** The scenario's parameters from its own options, the way `sockbuf bench NAME …` parses them. */
 export function entryParams(scenario: Scenario, argv: string[]): Record<string, unknown> {

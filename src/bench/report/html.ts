@@ -1,56 +1,14 @@
 // The HTML report: one self-contained page (tables, verdicts, and charts drawn by Chart.js, whose file
-// is read from node_modules and inlined, so nothing is fetched when the page is viewed). Each chart of
-// ours stands beside the seed's own figure that it measures again. Pure apart from reading Chart.js.
+// is read from node_modules and inlined, so nothing is fetched when the page is viewed). The seeds are
+// given: each brings its section's charts (ours beside the thread's figure), tables and verdict; the
+// page knows none of them. Pure apart from reading Chart.js.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { SEED_FIGURES, SEEDS, type SeedFigure, type SeedId } from '../seeds.js';
-import { verdicts } from '../verdicts.js';
-import {
-  distinct,
-  firstNum,
-  isFindMax,
-  mergeResults,
-  num,
-  param,
-  pathOf,
-  type ResultRow,
-  type ResultsDocument,
-  rowsOf,
-} from './results.js';
-import {
-  cell,
-  DATAGRAMS_PER_SECOND,
-  droppedPct,
-  gbPerSecond,
-  isPinned,
-  latencyUs,
-  mibPerSecond,
-  sentRate,
-  type Table,
-  tables,
-} from './views.js';
-
-/** What the page's script turns into a Chart.js chart. Plain JSON. */
-export interface ChartSpec {
-  id: string;
-  title: string;
-  type: 'bar' | 'line';
-  xTitle: string;
-  yTitle: string;
-  xLog?: boolean;
-  yLog?: boolean;
-  labels?: string[];
-  datasets: { label: string; data: (number | null)[] | { x: number; y: number }[] }[];
-  /** Seed figures are drawn in muted colours. */
-  seed?: boolean;
-  caption?: string;
-}
-
-interface Pair {
-  ours: ChartSpec;
-  seed: SeedFigure;
-}
+import type { Seed } from '../seeds/seed.js';
+import { type ChartPair, type ChartSpec, sourceChart } from './charts.js';
+import { mergeResults, type ResultsDocument } from './results.js';
+import { cell, type Table, tables } from './views.js';
 
 let chartJs: string | undefined;
 /** Chart.js's UMD bundle, from node_modules. */
@@ -65,273 +23,9 @@ export function chartLibrary(): string {
   return chartJs;
 }
 
-const figure = (id: string) => SEED_FIGURES.find((f) => f.id === id) as SeedFigure;
-const clean = (v: number | undefined) =>
-  v === undefined || !Number.isFinite(v) ? null : Number(v.toPrecision(6));
-
-/** A bar chart: one dataset per value of `seriesKey`, one bar group per value of `xKey`. */
-function grouped(
-  id: string,
-  title: string,
-  rows: ResultRow[],
-  xKey: string,
-  seriesKey: string,
-  y: (r: ResultRow) => number | undefined,
-  titles: [string, string],
-): ChartSpec {
-  const labels = distinct(rows, xKey);
-  const series = distinct(rows, seriesKey);
-  return {
-    id,
-    title,
-    type: 'bar',
-    xTitle: titles[0],
-    yTitle: titles[1],
-    labels,
-    datasets: (series.length ? series : ['']).map((s) => ({
-      label: s,
-      data: labels.map((l) =>
-        clean(
-          y(
-            rows.find((r) => param(r, xKey) === l && (s === '' || param(r, seriesKey) === s)) ?? {
-              scenario: '',
-            },
-          ),
-        ),
-      ),
-    })),
-  };
-}
-
-function seed000(doc: ResultsDocument): Pair[] {
-  const out: Pair[] = [];
-  for (const placement of ['lab', 'local']) {
-    const rows = rowsOf(doc, 'tcp', placement);
-    if (!rows.length) continue;
-    const where = placement === 'lab' ? 'across the lab' : 'on loopback';
-    out.push({
-      ours: grouped(
-        `tcp-${placement}`,
-        `TCP throughput per policy × size, ${where}`,
-        rows,
-        'size',
-        'policy',
-        mibPerSecond,
-        ['message size (bytes)', 'MiB/s'],
-      ),
-      seed: figure('000-policy'),
-    });
-    const labToo = placement === 'local' && rowsOf(doc, 'tcp', 'lab').length > 0;
-    if (!labToo && rows.some((r) => num(r, 'rwndLimitedPct') !== undefined)) {
-      out.push({
-        ours: grouped(
-          `rwnd-${placement}`,
-          `Sender rwnd-limited share, ${where}`,
-          rows,
-          'size',
-          'policy',
-          (r) => num(r, 'rwndLimitedPct'),
-          ['message size (bytes)', 'rwnd-limited %'],
-        ),
-        seed: figure('000-rwnd'),
-      });
-    }
-  }
-  const sweep = rowsOf(doc, 'sysctl-sweep');
-  if (sweep.length) {
-    out.push({
-      ours: {
-        id: 'sysctl-sweep',
-        title: 'Throughput vs rmem_max/wmem_max across the lab',
-        type: 'line',
-        xTitle: 'rmem_max = wmem_max (bytes)',
-        yTitle: 'MiB/s',
-        xLog: true,
-        datasets: [
-          {
-            label: 'MiB/s',
-            data: sweep
-              .map((r) => ({
-                x: firstNum(r, ['rmemMax', 'value']) ?? Number.NaN,
-                y: clean(mibPerSecond(r)) ?? Number.NaN,
-              }))
-              .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)),
-          },
-        ],
-      },
-      seed: figure('000-sweep'),
-    });
-  }
-  return out;
-}
-
-function seed001(doc: ResultsDocument): Pair[] {
-  const lab = rowsOf(doc, 'ping', 'lab');
-  const rows = lab.length ? lab : rowsOf(doc, 'ping', 'local');
-  if (!rows.length) return [];
-  const where = lab.length ? 'across the lab' : 'on loopback';
-  const rate = (r: ResultRow) => firstNum(r, ['roundTripsPerSecond', 'requestsPerSecond']);
-  const sizes = distinct(rows, 'size');
-  const inflight = distinct(rows, 'inflight');
-  const out: Pair[] = [];
-  const ratio = (size: string, f: string | undefined) => {
-    const same = rows.filter((r) => param(r, 'size') === size && param(r, 'inflight') === f);
-    const a = same.find((r) => param(r, 'policy') === 'auto');
-    const b = same.find((r) => isPinned(param(r, 'policy')));
-    const ra = a && rate(a);
-    const rb = b && rate(b);
-    return ra && rb ? ra / rb : undefined;
-  };
-  const datasets = (inflight.length ? inflight : [undefined]).map((f) => ({
-    label: f === undefined ? 'auto ÷ pinned' : `${f} in flight`,
-    data: sizes.map((s) => clean(ratio(s, f))),
-  }));
-  if (datasets.some((d) => d.data.some((v) => v !== null))) {
-    out.push({
-      ours: {
-        id: 'ping-ratio',
-        title: `Ping round trips/s, unpinned ÷ pinned, ${where}`,
-        type: 'bar',
-        xTitle: 'body size (bytes)',
-        yTitle: '× of pinned',
-        labels: sizes,
-        datasets,
-      },
-      seed: figure('001-ping'),
-    });
-  }
-  const labels = rows.map(
-    (r) =>
-      `${param(r, 'policy') ?? ''} ${param(r, 'size') ?? ''} B${inflight.length > 1 ? ` ×${param(r, 'inflight')}` : ''}`,
-  );
-  const pct = (['p50', 'p99', 'p999'] as const).map((p) => ({
-    label: p === 'p999' ? 'p99.9' : p,
-    data: rows.map((r) => clean(latencyUs(r, p))),
-  }));
-  if (pct.some((d) => d.data.some((v) => v !== null))) {
-    out.push({
-      ours: {
-        id: 'ping-latency',
-        title: `Ping latency percentiles per policy × size, ${where}`,
-        type: 'bar',
-        xTitle: 'policy, body size',
-        yTitle: 'µs (log)',
-        yLog: true,
-        labels,
-        datasets: pct,
-      },
-      seed: figure('001-producer'),
-    });
-  }
-  return out;
-}
-
-function seed002(doc: ResultsDocument): Pair[] {
-  const rows = rowsOf(doc, 'drain');
-  if (!rows.length) return [];
-  return [
-    {
-      ours: grouped('drain', 'Bulk drain GB/s per read buffer (loopback)', rows, 'reader', '', gbPerSecond, [
-        'read buffer',
-        'GB/s',
-      ]),
-      seed: figure('002-drain'),
-    },
-  ];
-}
-
-function seed003(doc: ResultsDocument): Pair[] {
-  const rows = rowsOf(doc, 'streamer');
-  if (!rows.length) return [];
-  const ours = grouped(
-    'streamer',
-    'Streamer: packets per batch per number of sockets',
-    rows,
-    'sockets',
-    'path',
-    (r) => num(r, 'packetsPerBatch'),
-    ['receive sockets', 'packets per batch'],
-  );
-  ours.caption = `datagrams/s: ${rows
-    .map(
-      (r) =>
-        `${pathOf(r)} × ${param(r, 'sockets')}: ${cell({ label: '', get: (x) => firstNum(x, DATAGRAMS_PER_SECOND) }, r)}`,
-    )
-    .join(' · ')}`;
-  return [{ ours, seed: figure('003-batch') }];
-}
-
-function seed004(doc: ResultsDocument): Pair[] {
-  const rows = rowsOf(doc, 'udp').filter((r) => !isFindMax(r));
-  if (!rows.length) return [];
-  const paths = [...new Set(rows.map(pathOf))];
-  return [
-    {
-      ours: {
-        id: 'udp-loss',
-        title: 'UDP loss vs send rate per receive path (loopback)',
-        type: 'line',
-        xTitle: 'datagrams/s sent (log)',
-        yTitle: '% dropped',
-        xLog: true,
-        datasets: paths.map((path) => ({
-          label: path ?? '',
-          data: rows
-            .filter((r) => pathOf(r) === path)
-            .map((r) => ({ x: sentRate(r) ?? Number.NaN, y: droppedPct(r) ?? Number.NaN }))
-            .filter((p) => p.x > 0 && Number.isFinite(p.y))
-            .sort((a, b) => a.x - b.x),
-        })),
-      },
-      seed: figure('004-loss'),
-    },
-  ];
-}
-
-const PAIRS: Record<SeedId, (doc: ResultsDocument) => Pair[]> = {
-  '000': seed000,
-  '001': seed001,
-  '002': seed002,
-  '003': seed003,
-  '004': seed004,
-};
-
-/** A seed figure as a chart spec. */
-export function seedChart(f: SeedFigure): ChartSpec {
-  if (f.xScale === 'log') {
-    return {
-      id: `seed-${f.id}`,
-      title: f.title,
-      type: 'line',
-      xTitle: f.x,
-      yTitle: f.y,
-      xLog: true,
-      seed: true,
-      datasets: f.series.map((s) => ({
-        label: s.name,
-        data: s.points.map(([x, y]) => ({ x: Number(x), y })),
-      })),
-    };
-  }
-  const labels = [...new Set(f.series.flatMap((s) => s.points.map((p) => String(p[0]))))];
-  return {
-    id: `seed-${f.id}`,
-    title: f.title,
-    type: 'bar',
-    xTitle: f.x,
-    yTitle: f.y,
-    seed: true,
-    labels,
-    datasets: f.series.map((s) => ({
-      label: s.name,
-      data: labels.map((l) => s.points.find((p) => String(p[0]) === l)?.[1] ?? null),
-    })),
-  };
-}
-
-/** Every chart the page will draw, ours beside the seed's, seed by seed. */
-export function chartPairs(doc: ResultsDocument): { seed: SeedId; pairs: Pair[] }[] {
-  return SEEDS.map((s) => ({ seed: s.seed, pairs: PAIRS[s.seed](doc) }));
+/** Every chart the page will draw, ours beside the thread's, seed by seed. */
+export function chartPairs(doc: ResultsDocument, seeds: Seed[]): { seed: string; pairs: ChartPair[] }[] {
+  return seeds.map((s) => ({ seed: s.id, pairs: s.charts(doc) }));
 }
 
 const esc = (s: string) =>
@@ -441,18 +135,26 @@ export interface RenderOptions {
 }
 
 /** One self-contained HTML page for one or several sockbuf.v1 documents. */
-export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: RenderOptions = {}): string {
+export function htmlPage(
+  input: ResultsDocument | ResultsDocument[],
+  seeds: Seed[],
+  opts: RenderOptions = {},
+): string {
   const doc = Array.isArray(input) ? mergeResults(input) : input;
-  const all = tables(doc);
+  const all = tables(doc, (scenario) => seeds.find((s) => s.tables.includes(scenario))?.id);
   const specs: ChartSpec[] = [];
-  const lines = doc.verdicts?.length ? doc.verdicts : verdicts(doc);
-  const sections = chartPairs(doc).map(({ seed, pairs }) => {
-    const info = SEEDS.find((s) => s.seed === seed);
+  const lines = doc.verdicts?.length
+    ? doc.verdicts
+    : seeds.map((s) => s.verdict(doc)).filter((v) => v !== undefined);
+  const sections = chartPairs(doc, seeds).map(({ seed, pairs }) => {
+    const info = seeds.find((s) => s.id === seed);
     const mine = all.filter((t) => t.seed === seed);
-    const skipped = (doc.skipped ?? []).filter((s) => (s.seed ?? seedOfScenario(s.scenario)) === seed);
+    const skipped = (doc.skipped ?? []).filter(
+      (s) => (s.seed ?? info?.entries.find((e) => e.id === s.scenario)?.seed) === seed,
+    );
     const charts = pairs
       .map((p) => {
-        const seedSpec = { ...seedChart(p.seed), id: `seed-${p.seed.id}-${p.ours.id}` };
+        const seedSpec = { ...sourceChart(p.seed), id: `seed-${p.seed.id}-${p.ours.id}` };
         specs.push(p.ours, seedSpec);
         return `<div class="pair">${chartHtml(p.ours)}${chartHtml(seedSpec, p.seed.source)}</div>`;
       })
@@ -492,18 +194,4 @@ ${others.length ? `<section id="other"><h2>Other results</h2>${others.map(tableH
 <script>${PAGE_SCRIPT}</script>
 </body></html>
 `;
-}
-
-const SCENARIO_SEED: Record<string, SeedId> = {
-  tcp: '000',
-  'sysctl-sweep': '000',
-  lab: '000',
-  ping: '001',
-  drain: '002',
-  streamer: '003',
-  udp: '004',
-  gso: '004',
-};
-function seedOfScenario(scenario: string): SeedId | undefined {
-  return SCENARIO_SEED[scenario.split(/[ :]/)[0]];
 }

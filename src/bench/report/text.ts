@@ -1,12 +1,16 @@
-// The report as text for stdout: the seed-style tables, then one verdict line per seed. Pure.
-import { verdicts } from '../verdicts.js';
+// The report as text for stdout: the result tables, then one verdict line per seed. The seeds are
+// given (src/bench/seeds): they tag the tables and judge the results. Pure.
+import type { Seed } from '../seeds/seed.js';
 import type { ResultsDocument } from './results.js';
 import { tables, textTable } from './views.js';
 
-export function reportText(doc: ResultsDocument): string {
-  const lines = doc.verdicts?.length ? doc.verdicts : verdicts(doc);
+export function textReport(doc: ResultsDocument, seeds: Seed[]): string {
+  const lines = doc.verdicts?.length
+    ? doc.verdicts
+    : seeds.map((s) => s.verdict(doc)).filter((v) => v !== undefined);
   const skipped = (doc.skipped ?? []).map((s) => `skipped ${s.scenario}: ${s.reason}`);
-  return [...tables(doc).map(textTable), lines.map((v) => v.text).join('\n'), skipped.join('\n')]
+  const seedOf = (scenario: string) => seeds.find((s) => s.tables.includes(scenario))?.id;
+  return [...tables(doc, seedOf).map(textTable), lines.map((v) => v.text).join('\n'), skipped.join('\n')]
     .filter(Boolean)
     .join('\n\n');
 }

@@ -1,4 +1,4 @@
-// Seed-style tables: which columns of a scenario's rows people see, in which order, with which unit.
+// Result tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
 import { formatTable } from '../table.js';
 import {
@@ -119,10 +119,9 @@ function deltaVsAuto(rows: ResultRow[], get: (r: ResultRow) => number | undefine
 }
 const signedPct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`;
 
-const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: ResultRow[]) => Column[] }> = {
+const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Column[] }> = {
   tcp: {
     title: 'TCP bulk: throughput per buffer policy × message size',
-    seed: '000',
     columns: (rows) => [
       p('policy', 'policy'),
       p('size B', 'size'),
@@ -138,7 +137,6 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   ping: {
     title: 'Framed request/response: round trips and latency per policy × size',
-    seed: '001',
     columns: (rows) => [
       p('policy', 'policy'),
       p('size B', 'size'),
@@ -156,7 +154,6 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   drain: {
     title: 'Bulk drain: GB/s per read buffer',
-    seed: '002',
     columns: (rows) => {
       const base = rows.find((r) => param(r, 'reader') === 'data');
       const b = base && gbPerSecond(base);
@@ -171,7 +168,6 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   udp: {
     title: 'UDP loss ladder: sent, received and dropped per receive path × rate',
-    seed: '004',
     columns: () => [
       c('path', pathOf),
       c('rate /s', (r) => param(r, 'rate')),
@@ -192,7 +188,6 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   'udp-max': {
     title: 'UDP: highest loss-free rate per receive path (find-max)',
-    seed: '004',
     columns: () => [
       c('path', pathOf),
       n('loss-free /s', ['maxLossFreeRate']),
@@ -210,7 +205,6 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   streamer: {
     title: 'Streamer: datagrams/s and packets per batch per receive path × sockets',
-    seed: '003',
     columns: () => [
       c('path', pathOf),
       p('sockets', 'sockets'),
@@ -225,13 +219,18 @@ const VIEWS: Record<string, { title: string; seed?: string; columns: (rows: Resu
   },
   'sysctl-sweep': {
     title: 'rmem_max/wmem_max sweep across the lab (receiver asks for 2041500 B)',
-    seed: '000',
     columns: () => [n('rmem_max B', ['rmemMax', 'value']), c('MiB/s', mibPerSecond)],
   },
 };
 
-/** One table per scenario (and per placement), in the order the scenarios first appear. */
-export function tables(doc: ResultsDocument): Table[] {
+/**
+ * One table per scenario (and per placement), in the order the scenarios first appear. `seedOf` tags a
+ * table with the seed whose section shows it (the report knows no seed itself).
+ */
+export function tables(
+  doc: ResultsDocument,
+  seedOf: (scenario: string) => string | undefined = () => undefined,
+): Table[] {
   const groups = new Map<string, ResultRow[]>();
   for (const r of doc.results) {
     const placement = typeof r.placement === 'string' && r.placement !== 'local' ? r.placement : '';
@@ -247,7 +246,7 @@ export function tables(doc: ResultsDocument): Table[] {
     const columns = (view ? view.columns(rows) : genericColumns(rows)).filter((col) =>
       rows.some((r) => col.get(r) !== undefined),
     );
-    return { scenario, title: (view?.title ?? scenario) + where, seed: view?.seed, columns, rows };
+    return { scenario, title: (view?.title ?? scenario) + where, seed: seedOf(scenario), columns, rows };
   });
 }
 

@@ -5,8 +5,10 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { chartPairs, renderHtml } from '../../../src/bench/report/html.js';
+import { renderHtml } from '../../../src/bench/pages.js';
+import { chartPairs } from '../../../src/bench/report/html.js';
 import { loadResults } from '../../../src/bench/report/results.js';
+import { SEEDS } from '../../../src/bench/seeds/index.js';
 
 // A real quick-suite run on this machine (results-quick.json) and a hand-written document with every
 // scenario and the lab (results-hand.json).
@@ -32,7 +34,7 @@ test('the page is self-contained: Chart.js inlined, no script or link fetched fr
 
 test('a chart is drawn for each scenario present, beside its seed figure, and none for an absent one', () => {
   const [doc] = loadResults([HAND]);
-  const ids = chartPairs(doc).flatMap((s) => s.pairs.map((p) => `${p.ours.id}|${p.seed.id}`));
+  const ids = chartPairs(doc, SEEDS).flatMap((s) => s.pairs.map((p) => `${p.ours.id}|${p.seed.id}`));
   for (const want of [
     'tcp-lab|000-policy',
     'rwnd-lab|000-rwnd',
@@ -50,7 +52,7 @@ test('a chart is drawn for each scenario present, beside its seed figure, and no
     assert.ok(ids.includes(want), `${want} in ${ids}`);
   }
   const noDrain = { ...doc, results: doc.results.filter((r) => r.scenario !== 'drain') };
-  const left = chartPairs(noDrain).flatMap((s) => s.pairs.map((p) => p.ours.id));
+  const left = chartPairs(noDrain, SEEDS).flatMap((s) => s.pairs.map((p) => p.ours.id));
   assert.ok(!left.includes('drain'));
   assert.ok(!renderHtml(noDrain).includes('id="drain"'));
 });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seedsMarkdown } from '../../../src/bench/report/markdown.js';
 import { loadResults } from '../../../src/bench/report/results.js';
-import { SUITE } from '../../../src/bench/suite.js';
+import { SEEDS } from '../../../src/bench/seeds/index.js';
 
 test('docs/seeds.md: per seed the finding, its figures, the command, our table and the verdict', () => {
   const [doc] = loadResults(['test/fixtures/results-hand.json']);
-  const md = seedsMarkdown(doc, SUITE);
+  const md = seedsMarkdown(doc, SEEDS);
   for (const s of ['000', '001', '002', '003', '004']) assert.match(md, new RegExp(`^## Seed ${s}: `, 'm'));
   assert.match(md, /\| auto \(the fix\) \| 561\.1 \|/);
   assert.match(md, /```sh\nsockbuf bench drain --bytes/);
@@ -23,7 +23,7 @@ test('a seed that was not measured says why', () => {
       results: doc.results.filter((r) => r.scenario !== 'streamer'),
       skipped: [{ scenario: 'streamer', reason: 'not built in yet' }],
     },
-    SUITE,
+    SEEDS,
   );
   const s003 = md.slice(md.indexOf('## Seed 003'), md.indexOf('## Seed 004'));
   assert.doesNotMatch(s003, /Measured on this machine/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadResults } from '../../../src/bench/report/results.js';
 import { fmtNumber, tables, textTable } from '../../../src/bench/report/views.js';
+import { seedOfTable } from '../../../src/bench/seeds/index.js';
 
 test('numbers for people', () => {
   assert.equal(fmtNumber(1234567), '1,234,567');
@@ -12,7 +13,7 @@ test('numbers for people', () => {
 
 test('one table per scenario and placement, find-max apart, seed-style columns with the Δ vs auto', () => {
   const [doc] = loadResults(['test/fixtures/results-hand.json']);
-  const t = tables(doc);
+  const t = tables(doc, (s) => seedOfTable(s)?.id);
   assert.deepEqual(
     t.map((x) => `${x.scenario}/${x.seed}`),
     ['drain/002', 'tcp/000', 'tcp/000', 'ping/001', 'udp/004', 'udp-max/004', 'streamer/003'],

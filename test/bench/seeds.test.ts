@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { figureValue } from '../../src/bench/report/charts.js';
 import { loadResults } from '../../src/bench/report/results.js';
-import { SEED_FIGURES, seedValue } from '../../src/bench/seeds.js';
-import { verdicts } from '../../src/bench/verdicts.js';
+import { SEEDS, verdicts } from '../../src/bench/seeds/index.js';
 
 const [doc] = loadResults(['test/fixtures/results-hand.json']);
 
@@ -36,8 +36,9 @@ test('without the lab, seed 000 says that loopback has no RTT; absent scenarios 
 });
 
 test("seed figures carry a source line and their numbers are the seeds' own", () => {
-  for (const f of SEED_FIGURES) assert.match(f.source, /^seed \d{3}/);
-  assert.equal(seedValue('000-policy', 'auto (the fix)'), 561.1);
-  assert.equal(seedValue('001-producer', 100000, 'new (auto)'), 5950);
-  assert.equal(seedValue('004-loss', 100000, 'netcat'), 61.59);
+  const fig = (id: string) => SEEDS.flatMap((s) => s.figures).find((f) => f.id === id);
+  for (const s of SEEDS) for (const f of s.figures) assert.match(f.source, new RegExp(`^seed ${s.id}`));
+  assert.equal(figureValue(fig('000-policy'), 'auto (the fix)'), 561.1);
+  assert.equal(figureValue(fig('001-producer'), 100000, 'new (auto)'), 5950);
+  assert.equal(figureValue(fig('004-loss'), 100000, 'netcat'), 61.59);
 });

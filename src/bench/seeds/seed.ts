@@ -1,0 +1,74 @@
+// What a seed is: one of the five public threads (issues and pull requests of other projects) that found
+// a socket-buffer effect and published figures for it. sockbuf measures each one again. A seed module
+// holds what its thread says (its tables, with the thread's own figures), the suite entries whose
+// scenario points measure it, its verdict with the criterion it is judged by, and the charts the report
+// draws beside the thread's figures. Pure.
+import type { ChartPair, SourceFigure } from '../report/charts.js';
+import type { ResultsDocument, Verdict } from '../report/results.js';
+
+export type SeedId = '000' | '001' | '002' | '003' | '004';
+
+/** One run of the quick suite (`sockbuf bench`): a scenario with the options that measure a seed. */
+export interface SuiteEntry {
+  /** Short name: `--only tcp-lab`. */
+  id: string;
+  /** What it measures, for progress and skip lines. */
+  title: string;
+  seed: SeedId;
+  /** A built-in scenario name (or a path to a scenario module). */
+  scenario: string;
+  /** The scenario's own options: the quick run, and the long one (`--full`). */
+  quick: string[];
+  full: string[];
+  repeat: { quick: number; full: number };
+  placement: 'local' | 'lab';
+  /** Lab shorthand for placement 'lab' (e.g. `rtt=2ms,bandwidth=5gbit`). */
+  lab?: string;
+  /** The issue that brings the scenario, named when it is missing. */
+  issue?: number;
+  /** Changes host settings (sysctls): runs only when the user said --yes. */
+  changesHost?: boolean;
+}
+
+export interface Seed {
+  id: SeedId;
+  title: string;
+  /** The thread: project, kind, title and author, as a reader would find it. */
+  thread: string;
+  /** What the thread found, in a sentence or two. */
+  finding: string;
+  /** When we call it reproduced, in one sentence (the verdict applies it). */
+  criterion: string;
+  /** The thread's own tables and figures. */
+  figures: SourceFigure[];
+  /** The suite entries that measure it. */
+  entries: SuiteEntry[];
+  /** The result tables (scenario, or `udp-max`) shown in its section. */
+  tables: string[];
+  /** Our figures beside the thread's, judged by the criterion; undefined when nothing measured it. */
+  verdict(doc: ResultsDocument): Verdict | undefined;
+  /** Our charts, each beside the thread's figure it measures again. */
+  charts(doc: ResultsDocument): ChartPair[];
+}
+
+/** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
+export function entryCommand(e: SuiteEntry, full = false): string {
+  const args = full ? e.full : e.quick;
+  const repeat = full ? e.repeat.full : e.repeat.quick;
+  const bench = ['sockbuf', 'bench', e.scenario, ...args, '--repeat', String(repeat)].join(' ');
+  return e.placement === 'lab' ? `sockbuf lab ${labFlags(e.lab ?? '')} -- ${bench.slice(8)}` : bench;
+}
+
+function labFlags(shorthand: string): string {
+  return shorthand
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => `--${kv.replace('=', ' ')}`)
+    .join(' ');
+}
+
+/** Verdict text helpers shared by the seed modules. */
+export const x2 = (v: number) => `${v.toFixed(2)} ×`;
+export const pc = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v)} %`;
+export const si = (v: number) =>
+  v >= 1e6 ? `${(v / 1e6).toFixed(2)} M` : v >= 1e3 ? `${Math.round(v / 1e3)} k` : `${Math.round(v)}`;
