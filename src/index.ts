@@ -33,6 +33,7 @@ export type {
   RunOutput,
   Scenario,
 } from './bench/scenario.js';
+export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { formatTable, type TableColumn } from './bench/table.js';
 

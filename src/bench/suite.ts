@@ -10,7 +10,7 @@ import { loadScenario, scenarioNames } from './registry.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
 import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure } from './runner.js';
 import type { Scenario } from './scenario.js';
-import { entryCommand, SEEDS, type SeedId, type SuiteEntry, verdicts } from './seeds/index.js';
+import { entryCommand, SEEDS, type Seed, type SeedId, type SuiteEntry, verdicts } from './seeds/index.js';
 
 export type { SuiteEntry } from './seeds/seed.js';
 export { entryCommand };
@@ -53,11 +53,15 @@ export function skipReason(
 
 export interface SuiteOptions {
   full?: boolean;
+  /** Repeats of every entry, instead of each entry's own. */
+  repeat?: number;
   /** Allow entries that change host settings (restored afterwards). */
   yes?: boolean;
   /** Entry ids to run (default all). */
   only?: string[];
   entries?: SuiteEntry[];
+  /** The seeds that judge the results (default the five of src/bench/seeds). */
+  seeds?: Seed[];
   onProgress?: (p: Progress & { entry: string }) => void;
   /** Called with each entry as it starts, is skipped or fails (for stderr lines). */
   onEntry?: (e: SuiteEntry, event: 'start' | 'skip' | 'fail', reason?: string) => void;
@@ -82,7 +86,7 @@ async function defaultWithLab<T>(shorthand: string, fn: (placement: Placement) =
 export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument> {
   const started = new Date();
   const t0 = performance.now();
-  const all = opts.entries ?? SUITE;
+  const all = opts.entries ?? opts.seeds?.flatMap((s) => s.entries) ?? SUITE;
   for (const id of opts.only ?? []) {
     if (!all.some((e) => e.id === id)) {
       throw new UsageError(`invalid value for --only: '${id}' (known: ${all.map((e) => e.id).join(', ')})`);
@@ -116,7 +120,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       skip(e, firstLine(err.message));
       continue;
     }
-    plan.push({ e, scenario, params, repeat: full ? e.repeat.full : e.repeat.quick });
+    plan.push({ e, scenario, params, repeat: opts.repeat ?? (full ? e.repeat.full : e.repeat.quick) });
   }
   const total = plan.reduce((n, p) => n + p.scenario.points(p.params).length * p.repeat, 0);
   let done = 0;
@@ -157,7 +161,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
     seconds: round((performance.now() - t0) / 1000),
   });
   const withSkips: ResultsDocument = { ...doc, skipped };
-  return { ...withSkips, verdicts: verdicts(checkResults(withSkips, 'suite results')) };
+  return { ...withSkips, verdicts: verdicts(checkResults(withSkips, 'suite results'), opts.seeds) };
 }
 
 const round = (s: number) => Math.round(s * 10) / 10;

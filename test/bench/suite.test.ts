@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkResults } from '../../src/bench/report/results.js';
+import { checkResults, num } from '../../src/bench/report/results.js';
+import { type Seed, suiteExitCode } from '../../src/bench/seeds/index.js';
+import { judge } from '../../src/bench/seeds/seed.js';
 import { entryCommand, runSuite, SUITE, type SuiteEntry, skipReason } from '../../src/bench/suite.js';
 import { EnvironmentError } from '../../src/policy/units.js';
 
@@ -74,4 +76,68 @@ test('runSuite: runs what it can, records skips and failures with reasons, one v
   assert.ok(events.includes('start pair'));
   assert.equal(doc.params.suite, 'quick');
   assert.ok((doc.seconds ?? -1) >= 0);
+});
+
+test('a seed that falls short of its criterion fails the suite (exit 1); skipped seeds do not; --repeat overrides', {
+  timeout: 60_000,
+}, async () => {
+  // A seed judged on the pair fixture: fast is 2 × slow, so "≥ 3 ×" falls short and "≥ 1.5 ×" holds.
+  const pairSeed = (factor: number): Seed => ({
+    id: '002',
+    title: 'pair',
+    thread: 'a test',
+    finding: 'fast is twice slow',
+    criterion: `fast ≥ ${factor} × slow`,
+    figures: [],
+    entries: [entry('pair')],
+    tables: ['pair'],
+    charts: () => [],
+    verdict: (doc) => {
+      const v = (variant: string) =>
+        num(doc.results.find((r) => r.variant === variant) ?? { scenario: '' }, 'value');
+      const fast = v('fast');
+      const slow = v('slow');
+      if (fast === undefined || !slow) return undefined;
+      return judge(pairSeed(factor), `fast ${fast} vs slow ${slow}`, fast >= factor * slow);
+    },
+  });
+  const skippedSeed: Seed = {
+    ...pairSeed(1),
+    id: '003',
+    entries: [entry('lab', { seed: '003', placement: 'lab' })],
+    verdict: () => undefined,
+  };
+  const short = await runSuite({
+    seeds: [pairSeed(3), skippedSeed],
+    repeat: 2,
+    withLab: async () => {
+      throw new EnvironmentError('no lab in this test');
+    },
+  });
+  const v = short.verdicts ?? [];
+  assert.deepEqual(
+    v.map((x) => [x.seed, x.status]),
+    [
+      ['002', 'not reproduced'],
+      ['003', 'skipped'],
+    ],
+  );
+  assert.match(v[0].text, /^seed 002: not reproduced — fast 2 vs slow 1 \(criterion: fast ≥ 3 × slow\)$/);
+  assert.match(v[1].text, /^seed 003: skipped: lab: /);
+  assert.equal(suiteExitCode(short), 1);
+  assert.deepEqual(
+    checkResults(JSON.parse(JSON.stringify(short)), 'suite').results.map((r) => r.repeats),
+    [2, 2],
+  );
+  const holds = await runSuite({
+    seeds: [pairSeed(1.5), skippedSeed],
+    withLab: async () => {
+      throw new EnvironmentError('no lab in this test');
+    },
+  });
+  assert.deepEqual(
+    (holds.verdicts ?? []).map((x) => x.status),
+    ['reproduced', 'skipped'],
+  );
+  assert.equal(suiteExitCode(holds), 0);
 });

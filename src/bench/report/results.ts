@@ -16,10 +16,18 @@ export interface ResultRow {
   [key: string]: unknown;
 }
 
+export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped';
+
 export interface Verdict {
   seed: string;
+  /** The line people read: the status, our figures beside the seed's, and the criterion. */
   text: string;
+  /** true when reproduced, false when not; absent when skipped. */
   ok?: boolean;
+  status?: VerdictStatus;
+  /** Why it was skipped. */
+  why?: string;
+  criterion?: string;
 }
 
 export interface ResultsDocument {

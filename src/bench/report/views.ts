@@ -208,6 +208,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
     columns: () => [
       c('path', pathOf),
       p('sockets', 'sockets'),
+      p('rate /s', 'rate'),
       n('datagrams/s', DATAGRAMS_PER_SECOND),
       n('pkts/batch', ['packetsPerBatch']),
       n('CPU µs/dgram', ['cpuUsPerDatagram']),

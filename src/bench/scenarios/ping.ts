@@ -29,7 +29,7 @@ const scenario: Scenario<Params> = {
     { flags: '--inflight <list>', description: 'requests in flight', default: '1,16' },
     {
       flags: '--policies <list>',
-      description: 'auto | rcvbuf=SIZE | sndbuf=SIZE (both ends)',
+      description: 'auto | rcvbuf=SIZE | sndbuf=SIZE | both=SIZE (pinned on both ends)',
       default: 'auto,rcvbuf=65535',
     },
     { flags: '--duration <duration>', description: 'per run', default: '3s' },

@@ -8,6 +8,7 @@ import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
 
 interface Params {
   sockets: number[];
+  rates: string[];
   flows: number;
   coalesce: string;
   size: string;
@@ -20,6 +21,11 @@ const scenario: Scenario<Params> = {
   description: 'agave bench-streamer: 1 vs N reuseport sockets, packets per batch, drops (seed 003)',
   options: [
     { flags: '--sockets <list>', description: 'receiving sockets per run', default: '1,8' },
+    {
+      flags: '--rates <list>',
+      description: "datagrams/s per run, all flows together, or 'max' (seed 003: 3000,27000,max)",
+      default: 'max',
+    },
     { flags: '--flows <n>', description: 'producer sockets (distinct source ports)', default: '8' },
     { flags: '--coalesce <duration>', description: 'batch coalesce window', default: '1ms' },
     { flags: '--size <size>', description: 'payload bytes (agave: 1232)', default: '1232' },
@@ -38,6 +44,9 @@ const scenario: Scenario<Params> = {
     const paths = parsePaths(String(o.receivers), '--receivers');
     return {
       sockets: parseList(String(o.sockets), '--sockets', (v, opt) => parseCount(v, opt, 1, 64)),
+      rates: parseList(String(o.rates), '--rates', (v, opt) =>
+        v === 'max' ? v : String(parseCount(v, opt, 1, 100_000_000)),
+      ),
       flows: parseCount(String(o.flows), '--flows', 1, 1024),
       coalesce,
       size: String(o.size),
@@ -45,10 +54,13 @@ const scenario: Scenario<Params> = {
       paths: paths.filter((p) => p !== 'dgram'),
     };
   },
-  points: (p) => p.paths.flatMap((path) => p.sockets.map((n) => ({ path, sockets: String(n) }))),
+  points: (p) =>
+    p.rates.flatMap((rate) =>
+      p.paths.flatMap((path) => p.sockets.map((n) => ({ path, rate, sockets: String(n) }))),
+    ),
   ends: (pt, p) =>
     udpEnds(pt.path as UdpPath, {
-      rate: 'max',
+      rate: pt.rate,
       size: p.size,
       duration: p.duration,
       flows: p.flows,

@@ -67,6 +67,27 @@ function labFlags(shorthand: string): string {
     .join(' ');
 }
 
+/**
+ * A seed's verdict: reproduced when `ok`, not reproduced when `ok` is false, skipped (with why) when it
+ * is undefined. `figures` is ours beside the seed's.
+ */
+export function judge(
+  seed: Seed | { id: string; criterion: string },
+  figures: string,
+  ok: boolean | undefined,
+  why = 'the criterion could not be judged from these results',
+): Verdict {
+  const status = ok === true ? 'reproduced' : ok === false ? 'not reproduced' : 'skipped';
+  const head = ok === undefined ? `skipped: ${why}` : status;
+  return {
+    seed: seed.id,
+    text: `seed ${seed.id}: ${head} — ${figures} (criterion: ${seed.criterion})`,
+    ...(ok === undefined ? { why } : { ok }),
+    status,
+    criterion: seed.criterion,
+  };
+}
+
 /** Verdict text helpers shared by the seed modules. */
 export const x2 = (v: number) => `${v.toFixed(2)} ×`;
 export const pc = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v)} %`;
