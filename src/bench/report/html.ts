@@ -43,7 +43,7 @@ function tableHtml(t: Table): string {
         `<tr>${t.columns.map((c, i) => `<td${numeric[i] ? ' class="n"' : ''}>${esc(cell(c, r))}</td>`).join('')}</tr>`,
     )
     .join('\n');
-  return `<table data-scenario="${esc(t.scenario)}"><caption>${esc(t.title)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  return `<div class="scroll"><table data-scenario="${esc(t.scenario)}"><caption>${esc(t.title)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function chartHtml(spec: ChartSpec, source?: string): string {
@@ -65,7 +65,11 @@ body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1280px;padding:
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 4px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 h4{font-size:13px;margin:0 0 6px}.meta{color:#57606a}.finding{color:#333;margin:4px 0 10px;max-width:980px}
 ul.verdicts{list-style:none;padding:0}ul.verdicts li{padding:4px 8px;margin:3px 0;border-left:4px solid #8c959f;background:#f6f8fa;font-family:ui-monospace,monospace;font-size:13px}
-ul.verdicts li.ok{border-color:#1a7f37}ul.verdicts li.bad{border-color:#cf222e}
+ul.verdicts li.ok{border-color:#1a7f37}ul.verdicts li.bad{border-color:#cf222e}ul.verdicts li.skip{border-color:#9a6700;border-left-style:dashed}
+.legend{font-size:12px;color:#57606a;margin:4px 0}.legend span{display:inline-block;margin-right:14px;padding-left:8px;border-left:4px solid}
+.legend .ok{border-color:#1a7f37}.legend .bad{border-color:#cf222e}.legend .skip{border-color:#9a6700;border-left-style:dashed}
+.scroll{overflow-x:auto;max-width:100%}ul.verdicts li{overflow-wrap:anywhere}
+@media (max-width:700px){.pair{grid-template-columns:1fr}body{padding:8px 10px}}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:16px;margin:10px 0}
 figure{margin:0;padding:10px 12px;border:1px solid #d0d7de;border-radius:6px;background:#fff;position:relative}
 figure.seed{background:#fbfaf7;border-style:dashed}.tag{position:absolute;right:10px;top:8px;font-size:11px;color:#57606a}
@@ -167,14 +171,16 @@ export function htmlPage(
       ? `${charts}\n${mine.map(tableHtml).join('\n')}${skips}`
       : `<p class="absent">Not measured in these results.</p>${skips}`;
     return `<section id="seed-${seed}" data-seed="${seed}"><h2>seed ${seed}: ${esc(info?.title ?? '')}</h2><p class="finding">${esc(info?.finding ?? '')}</p>${
-      verdict ? `<ul class="verdicts"><li>${esc(verdict.text)}</li></ul>` : ''
+      verdict
+        ? `<ul class="verdicts"><li class="${verdict.ok === true ? 'ok' : verdict.ok === false ? 'bad' : 'skip'}">${esc(verdict.text)}</li></ul>`
+        : ''
     }${body}</section>`;
   });
   const others = all.filter((t) => !t.seed);
   const when = opts.generatedAt ?? doc.startedAt ?? '';
   const command = Array.isArray(doc.command) ? doc.command.join(' ') : doc.command;
   const mark = (ok: boolean | undefined) =>
-    ok === true ? ' class="ok"' : ok === false ? ' class="bad"' : '';
+    ok === true ? ' class="ok"' : ok === false ? ' class="bad"' : ' class="skip"';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>sockbuf report — ${esc(command)}</title><style>${CSS}</style></head>
@@ -185,6 +191,7 @@ export function htmlPage(
   } · schema ${esc(doc.schema)}</p>
 ${hostHtml(doc)}
 <h2>Verdicts</h2>
+<p class="legend"><span class="ok">reproduced: our figures meet the seed's criterion</span><span class="bad">not reproduced: measured, and they fall short (the suite exits 1)</span><span class="skip">skipped: not judged here, and why</span></p>
 <ul class="verdicts">${lines.map((v) => `<li${mark(v.ok)}>${esc(v.text)}</li>`).join('\n') || '<li>No seed scenario in these results.</li>'}</ul>
 ${(doc.skipped ?? []).length ? `<p class="skipped">Skipped: ${(doc.skipped ?? []).map((s) => `${esc(s.scenario)} (${esc(s.reason)})`).join('; ')}</p>` : ''}
 ${sections.join('\n')}
