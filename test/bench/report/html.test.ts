@@ -57,7 +57,7 @@ test('a chart is drawn for each scenario present, beside its seed figure, and no
   assert.ok(!renderHtml(noDrain).includes('id="drain"'));
 });
 
-test('headless Chromium draws every chart with no console error (screenshot in test-artifacts/)', {
+test('headless Chromium draws every chart with no console error, and the layout fits 420 px and 1280 px (screenshots in test-artifacts/)', {
   skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (.ci/run installs Debian's chromium)`,
   timeout: 60_000,
 }, async () => {
@@ -105,6 +105,17 @@ test('headless Chromium draws every chart with no console error (screenshot in t
     assert.deepEqual(errors, []);
     assert.deepEqual(fetched, []);
     await tab.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
+    // The layout at a phone's width and a laptop's: nothing wider than the window (wide tables scroll
+    // inside their own box), and at 420 px the two columns of a pair collapse into one.
+    for (const width of [420, 1280]) {
+      await tab.setViewportSize({ width, height: 900 });
+      const fit = (await tab.evaluate(
+        `({ page: document.documentElement.scrollWidth, win: window.innerWidth, cols: getComputedStyle(document.querySelector('.pair')).gridTemplateColumns.split(' ').length })`,
+      )) as { page: number; win: number; cols: number };
+      assert.ok(fit.page <= fit.win, `at ${width} px the page is ${fit.page} px wide`);
+      assert.equal(fit.cols, width < 700 ? 1 : 2, `columns of a pair at ${width} px`);
+      await tab.screenshot({ path: join(ARTIFACTS, `report-${width}.png`), fullPage: true });
+    }
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
