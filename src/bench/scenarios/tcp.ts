@@ -121,9 +121,9 @@ const scenario: Scenario<Params> = {
   primary: 'bytesPerSecond',
   columns: [
     { key: 'bytesPerSecond', title: 'MiB/s', format: (v) => (v / 2 ** 20).toFixed(1) },
-    { key: 'messagesPerSecond', title: 'msg/s', format: (v) => Math.round(v).toString() },
-    { key: 'rwndLimitedPct', title: 'rwnd_limited' },
-    { key: 'sndbufLimitedPct', title: 'sndbuf_limited' },
+    { key: 'messagesPerSecond', title: 'msgs/s', format: (v) => Math.round(v).toLocaleString('en-US') },
+    { key: 'rwndLimitedPct', title: 'rwnd-limited' },
+    { key: 'sndbufLimitedPct', title: 'sndbuf-limited' },
     { key: 'cwndSegments', title: 'cwnd' },
     { key: 'rttUs', title: 'rtt' },
   ],
