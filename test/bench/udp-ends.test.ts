@@ -87,21 +87,28 @@ test('bench udp: a ladder of points, or one point per path with --find-max', () 
   assert.throws(() => udp.params({ ...base, rates: '100,soon' }), /--rates: 'soon'/);
 });
 
-test('bench streamer: sockets × paths', () => {
-  const p = streamer.params({
+test('bench streamer: rates × paths × sockets', () => {
+  const opts = {
     sockets: '1,8',
+    rates: '3000,max',
     flows: '8',
     coalesce: '1ms',
     size: '1232',
     duration: '5s',
     receivers: 'batch,batch+gro',
-  });
+  };
+  const p = streamer.params(opts);
   assert.deepEqual(streamer.points(p), [
-    { path: 'batch', sockets: '1' },
-    { path: 'batch', sockets: '8' },
-    { path: 'batch+gro', sockets: '1' },
-    { path: 'batch+gro', sockets: '8' },
+    { path: 'batch', rate: '3000', sockets: '1' },
+    { path: 'batch', rate: '3000', sockets: '8' },
+    { path: 'batch+gro', rate: '3000', sockets: '1' },
+    { path: 'batch+gro', rate: '3000', sockets: '8' },
+    { path: 'batch', rate: 'max', sockets: '1' },
+    { path: 'batch', rate: 'max', sockets: '8' },
+    { path: 'batch+gro', rate: 'max', sockets: '1' },
+    { path: 'batch+gro', rate: 'max', sockets: '8' },
   ]);
+  assert.throws(() => streamer.params({ ...opts, rates: '0' }), /--rates: '0'/);
 });
 
 /** The two ends' last lines for a receiver that keeps up to `capacity`/s and loses the excess. */
