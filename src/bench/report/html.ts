@@ -69,15 +69,15 @@ ul.verdicts li.ok{border-color:#1a7f37}ul.verdicts li.bad{border-color:#cf222e}u
 .legend{font-size:12px;color:#57606a;margin:4px 0}.legend span{display:inline-block;margin-right:14px;padding-left:8px;border-left:4px solid}
 .legend .ok{border-color:#1a7f37}.legend .bad{border-color:#cf222e}.legend .skip{border-color:#9a6700;border-left-style:dashed}
 .scroll{overflow-x:auto;max-width:100%}figure{min-width:0}p,li,summary,code{overflow-wrap:anywhere}ul.verdicts li{overflow-wrap:anywhere}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:16px;margin:10px 0}
+.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin:10px 0}
 figure{margin:0;padding:10px 12px;border:1px solid #d0d7de;border-radius:6px;background:#fff;position:relative}
 figure.seed{background:#fbfaf7;border-style:dashed}.tag{position:absolute;right:10px;top:8px;font-size:11px;color:#57606a}
-.chart{position:relative;height:260px}figcaption{font-size:12px;color:#57606a;margin-top:6px}
+.chart{position:relative;height:260px;min-width:0}canvas{max-width:100%}figcaption{font-size:12px;color:#57606a;margin-top:6px}
 table{border-collapse:collapse;margin:10px 0;font-size:13px}caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{padding:3px 10px;border-bottom:1px solid #eaeef2;text-align:left;white-space:nowrap}th{background:#f6f8fa}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafbfc}
 .skipped{color:#9a6700}.absent{color:#57606a;font-style:italic}
-@media (max-width:700px){.pair{grid-template-columns:1fr}body{padding:8px 10px}}
+@media (max-width:700px){.pair{grid-template-columns:minmax(0,1fr)}body{padding:8px 10px}}
 `;
 
 // Runs in the page: turns the specs into Chart.js charts, marks each canvas once it has been drawn
