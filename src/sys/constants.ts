@@ -97,6 +97,16 @@ export const TCP_STATES = [
   'new-syn-recv',
 ] as const;
 
+/** errno values the code branches on (asm-generic/errno-base.h, errno.h). */
+export const EINTR = 4;
+export const EIO = 5;
+export const EAGAIN = 11;
+export const EINVAL = 22;
+export const EMSGSIZE = 90;
+export const ENOBUFS = 105;
+export const ETIMEDOUT = 110;
+export const EINPROGRESS = 115;
+
 /** errno numbers → names, the common ones (asm-generic/errno-base.h, errno.h). */
 export const ERRNO_NAMES: Record<number, string> = {
   1: 'EPERM',

@@ -166,13 +166,6 @@ export class ReadableWaiter {
   }
 }
 
-/** errno values the callers of recvmmsg/sendmmsg branch on. */
-export const EINTR = 4;
-export const EIO = 5;
-export const EAGAIN = 11;
-export const EINVAL = 22;
-export const ENOBUFS = 105;
-
 /** Whether this kernel offers UDP_SEGMENT (GSO on send, 4.18+) and UDP_GRO (GRO on receive, 5.0+). */
 export function probeUdpOffload(): { segment: boolean; gro: boolean } {
   const fd = fn('socket')(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

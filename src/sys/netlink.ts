@@ -1,7 +1,17 @@
 // A netlink request and its multipart answer: socket(AF_NETLINK), sendto the kernel, recv until the
 // caller says the dump is complete. Knows nothing of what the messages mean (src/observe/sockdiag.ts
 // encodes the request and parses the answer).
-import { AF_NETLINK, MSG_TRUNC, SO_RCVTIMEO, SOCK_CLOEXEC, SOCK_RAW, SOL_SOCKET } from './constants.js';
+import {
+  AF_NETLINK,
+  EAGAIN,
+  EINTR,
+  EMSGSIZE,
+  MSG_TRUNC,
+  SO_RCVTIMEO,
+  SOCK_CLOEXEC,
+  SOCK_RAW,
+  SOL_SOCKET,
+} from './constants.js';
 import { SysError } from './errors.js';
 import { call, errno, fn } from './libc.js';
 import { closeFd, setOptionBuffer } from './socket.js';
@@ -42,10 +52,10 @@ export function netlinkDump(
       const n = typeof r === 'bigint' ? Number(r) : r;
       if (n < 0) {
         const e = errno();
-        if (e === 4) continue; // EINTR
-        throw new SysError('recv', e, e === 11 ? `netlink: no answer within ${timeoutMs} ms` : 'netlink');
+        if (e === EINTR) continue;
+        throw new SysError('recv', e, e === EAGAIN ? `netlink: no answer within ${timeoutMs} ms` : 'netlink');
       }
-      if (n > size) throw new SysError('recv', 90, `netlink datagram of ${n} bytes exceeds ${size}`);
+      if (n > size) throw new SysError('recv', EMSGSIZE, `netlink datagram of ${n} bytes exceeds ${size}`);
       if (n === 0 || onChunk(buf.subarray(0, n))) return;
     }
   } finally {

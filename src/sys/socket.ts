@@ -3,6 +3,8 @@ import net from 'node:net';
 import {
   AF_INET,
   AF_INET6,
+  EINPROGRESS,
+  ETIMEDOUT,
   F_GETFL,
   F_SETFL,
   O_NONBLOCK,
@@ -56,9 +58,6 @@ export function bindFd(fd: number, ep: { host: string; port: number }): void {
 export function listenFd(fd: number, backlog = 511): void {
   call('listen', fd, backlog);
 }
-
-const EINPROGRESS = 115;
-const ETIMEDOUT = 110;
 
 /**
  * Connects `fd` without blocking the event loop: a non-blocking connect, then ppoll for writability

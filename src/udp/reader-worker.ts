@@ -8,9 +8,9 @@
 // datagram: a reader faster than its sender otherwise makes a recvmmsg call per datagram or two.
 import { getPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
+import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { setThreadNice, setTimerSlack } from '../sys/libc.js';
-import { EAGAIN, EINTR, MsgVec, NAME_SIZE, ReadableWaiter, recvmmsg } from '../sys/mmsg.js';
+import { MsgVec, NAME_SIZE, ReadableWaiter, recvmmsg } from '../sys/mmsg.js';
 import { nowUs } from './datagram.js';
 import { splitGro } from './gro.js';
 import { COUNTER, CTRL, entryOf, isFull, type RingLayout } from './ring.js';

@@ -9,6 +9,10 @@ import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { parseBitRate, parsePacketRate, parseSize, UsageError } from '../policy/units.js';
 import {
+  EAGAIN,
+  EINVAL,
+  EIO,
+  EMSGSIZE,
   ERRNO_NAMES,
   IPPROTO_UDP,
   MSG_DONTWAIT,
@@ -18,7 +22,7 @@ import {
   UDP_SEGMENT,
 } from '../sys/constants.js';
 import { call } from '../sys/libc.js';
-import { EAGAIN, EINVAL, EIO, MsgVec, sendmmsg } from '../sys/mmsg.js';
+import { MsgVec, sendmmsg } from '../sys/mmsg.js';
 import { encodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
 import { DATA_MAGIC, HEADER_BYTES, nowUs, TRAILER_BYTES, TRAILER_MAGIC } from './datagram.js';
@@ -27,7 +31,6 @@ import { gsoAvailable, type OffloadOption } from './offload.js';
 
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO send must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
-const EMSGSIZE = 90;
 
 export interface UdpSenderOptions {
   to: string | HostPort;

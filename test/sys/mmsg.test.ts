@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { test } from 'node:test';
-import { IPPROTO_UDP, MSG_DONTWAIT, MSG_TRUNC, SOCK_DGRAM, UDP_GRO } from '../../src/sys/constants.js';
 import {
   EAGAIN,
+  IPPROTO_UDP,
+  MSG_DONTWAIT,
+  MSG_TRUNC,
+  SOCK_DGRAM,
+  UDP_GRO,
+} from '../../src/sys/constants.js';
+import {
   findIntCmsg,
   MMSGHDR_SIZE,
   MsgVec,
