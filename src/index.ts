@@ -50,7 +50,7 @@ export {
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
-export { registerMetrics } from './observe/metrics.js';
+export { type MetricsRegistry, registerMetrics } from './observe/metrics.js';
 export {
   type SocketStats,
   type StatsInterval,

@@ -40,6 +40,14 @@ function chrono(s: { tcpInfo?: TcpChrono; fd?: number }): TcpChrono | undefined 
 }
 
 /**
+ * The application's prom-client Registry, of whichever version it installed (14 and 15 both fit): all
+ * registerMetrics uses of it is registerMetric(), so the type is structural, not prom-client 15's class.
+ */
+export interface MetricsRegistry {
+  registerMetric(metric: never): void;
+}
+
+/**
  * Adds sockbuf's metrics to `registry`: per UDP receiver (label `receiver`)
  * sockbuf_udp_received_total, sockbuf_udp_kernel_drops_total, sockbuf_udp_userspace_drops_total,
  * sockbuf_udp_truncated_total, sockbuf_udp_batches_total, sockbuf_udp_packets_per_batch (mean since
@@ -48,8 +56,10 @@ function chrono(s: { tcpInfo?: TcpChrono; fd?: number }): TcpChrono | undefined 
  * sockbuf_tcp_sndbuf_limited_ratio (limited time over busy time, summed over the open connections).
  * Call once per registry.
  */
-export function registerMetrics(registry: Registry): void {
-  const registers = [registry];
+export function registerMetrics(registry: MetricsRegistry): void {
+  // prom-client's metrics call registers[i].registerMetric(this); the registry of another version
+  // then reads them with metric.get() at scrape time, which 14 and 15 call alike.
+  const registers = [registry as unknown as Registry];
   const udp = () => groups(trackedSources().filter((s): s is TrackedUdp => s.kind === 'udp'));
   const tcp = () => groups(trackedSources().filter((s): s is TrackedTcp => s.kind === 'tcp'));
   const udpStats = () =>

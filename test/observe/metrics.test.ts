@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
+import { Registry as Registry14 } from 'prom-client-14';
 import { registerMetrics } from '../../src/observe/metrics.js';
 import { trackSource } from '../../src/observe/tracked.js';
 import { fdOf } from '../../src/sys/socket.js';
@@ -129,4 +130,31 @@ test('registerMetrics sees the sockets sockbuf itself opens, and forgets them wh
   );
   const connsAfter = await values(registry, 'sockbuf_tcp_connections');
   assert.equal(connsAfter.find((v) => v.labels.name === 'client')?.value ?? 0, 0);
+});
+
+test("registerMetrics takes an application's prom-client 14 Registry (structural type); the metrics appear in its output", async () => {
+  const registry = new Registry14(); // prom-client@14, installed under the alias prom-client-14
+  registerMetrics(registry); // type-checks: npm run typecheck compiles this file
+  // @ts-expect-error a registry must have registerMetric (the type can refuse)
+  assert.throws(() => registerMetrics({}));
+  const untrack = trackSource({
+    kind: 'udp',
+    name: '127.0.0.1:9001',
+    stats: () => ({
+      received: 42,
+      batches: 2,
+      kernelDrops: 0,
+      userspaceDrops: 0,
+      truncated: 0,
+      rcvbuf: 4096,
+    }),
+  });
+  try {
+    const text = await registry.metrics();
+    assert.match(text, /# TYPE sockbuf_udp_received_total counter/);
+    assert.match(text, /sockbuf_udp_received_total\{receiver="127.0.0.1:9001"\} 42/);
+    assert.match(text, /sockbuf_udp_packets_per_batch\{receiver="127.0.0.1:9001"\} 21/);
+  } finally {
+    untrack();
+  }
 });

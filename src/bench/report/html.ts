@@ -1,8 +1,8 @@
 // The HTML report: one self-contained page (tables, verdicts, and charts drawn by Chart.js, whose file
-// is read from node_modules and inlined, so nothing is fetched when the page is viewed). The seeds are
+// the build copies into dist and the page inlines, so nothing is fetched when the page is viewed). The seeds are
 // given: each brings its section's charts (ours beside the thread's figure), tables and verdict; the
 // page knows none of them. Pure apart from reading Chart.js.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Seed } from '../seeds/seed.js';
@@ -11,14 +11,18 @@ import { mergeResults, type ResultsDocument } from './results.js';
 import { cell, type Table, tables } from './views.js';
 
 let chartJs: string | undefined;
-/** Chart.js's UMD bundle, from node_modules. */
+/**
+ * Chart.js's UMD bundle: the copy the build put beside this module (scripts/build-assets.mjs; chart.js
+ * is a devDependency, so an installed sockbuf has no chart.js package), or the devDependency's own file
+ * when running from source.
+ */
 export function chartLibrary(): string {
   if (chartJs === undefined) {
-    const main = createRequire(import.meta.url).resolve('chart.js');
-    chartJs = readFileSync(join(dirname(main), 'chart.umd.min.js'), 'utf8').replace(
-      /<\/script/gi,
-      '<\\/script',
-    );
+    const built = new URL('./chart.umd.min.js', import.meta.url);
+    const file = existsSync(built)
+      ? built
+      : join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
+    chartJs = readFileSync(file, 'utf8').replace(/<\/script/gi, '<\\/script');
   }
   return chartJs;
 }
