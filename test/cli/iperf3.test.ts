@@ -24,15 +24,23 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Whether something listens on 127.0.0.1:port (read from /proc, so that iperf3 -1 sees no probe). */
-function listening(port: number): boolean {
+/** Sockets on 127.0.0.1:port in a state (from /proc, so that iperf3 -1 sees no probe): '0A' listen, '01' established. */
+function sockets(port: number, state: string): number {
   const hex = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   return readFileSync('/proc/net/tcp', 'utf8')
     .split('\n')
-    .some((l) => {
+    .filter((l) => {
       const f = l.trim().split(/\s+/);
-      return f[1] === hex && f[3] === '0A';
-    });
+      return f[1] === hex && f[3] === state;
+    }).length;
+}
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 interface Iperf3 {
@@ -72,13 +80,11 @@ function iperf3(args: string[]): Iperf3 {
 async function iperf3Server(): Promise<{ server: Iperf3; port: number }> {
   const port = await freePort();
   const server = iperf3(['-s', '-1', '-J', '-B', '127.0.0.1', '-p', String(port)]);
-  const until = Date.now() + 10_000;
-  while (!listening(port)) {
-    if (Date.now() > until) {
-      server.kill();
-      throw new Error(`iperf3 -s did not listen on ${port}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
+  try {
+    await until(`iperf3 -s listening on ${port}`, () => sockets(port, '0A') > 0);
+  } catch (e) {
+    server.kill();
+    throw e;
   }
   return { server, port };
 }
@@ -90,7 +96,7 @@ for (const [name, extra] of [
   ['one stream', []],
   ['--parallel 2', ['--parallel', '2']],
   ['--reverse', ['--reverse']],
-] as const) {
+] as [string, string[]][]) {
   test(`iperf3 -s ← blast tcp --iperf3 ${name}: counts agree within 1 %`, {
     ...T,
     skip: NO_IPERF3,
@@ -156,10 +162,11 @@ test('blast tcp --iperf3 against a busy iperf3 -s exits 3 (ACCESS_DENIED); --byt
   skip: NO_IPERF3,
 }, async () => {
   const { server, port } = await iperf3Server();
-  const first = iperf3(['-c', '127.0.0.1', '-p', String(port), '-t', '3', '-J']);
+  // long enough to outlast the start of a second sockbuf process under load
+  const first = iperf3(['-c', '127.0.0.1', '-p', String(port), '-t', '8', '-J']);
   try {
-    // wait until the first test is running: the server then answers a second cookie with ACCESS_DENIED
-    await new Promise((r) => setTimeout(r, 1000));
+    // the first test runs (control and data connections up): a second cookie gets ACCESS_DENIED
+    await until('the first test running', () => sockets(port, '01') >= 2);
     const blast = sockbuf(['blast', 'tcp', '--iperf3', '--to', `127.0.0.1:${port}`, '--duration', '1s']);
     const exit = await blast.exit;
     assert.equal(exit.code, 3, blast.stderr());
