@@ -86,8 +86,6 @@ const EXPORTS = [
   'resolveReader',
   'runBench',
   'runSuite',
-  'resolveSize',
-  'runIperf3Blast',
   'runUdpSink',
   'SEEDS',
   'suiteExitCode',

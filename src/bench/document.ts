@@ -1,15 +1,13 @@
 // The results document every bench (and doctor) run produces, as docs/results-schema.json describes it
 // (types and checker in report/results.ts): stable top-level keys, the way iperf3 -J has
 // start/intervals/end, so that `sockbuf report` and other tools can rely on them.
-import { createRequire } from 'node:module';
 import { hostInfo } from '../observe/proc.js';
+import { VERSION } from '../sys/package.js';
 import { type ResultRow, type ResultsDocument, SCHEMA } from './report/results.js';
 import type { PointResult } from './runner.js';
 import type { Cell } from './scenario.js';
 
-/** sockbuf's version, from package.json (two levels up from both src/bench and dist/bench). */
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
-  .version;
+export { VERSION };
 
 export function resultsDocument(
   command: string,

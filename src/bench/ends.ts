@@ -13,31 +13,11 @@
 // (receiverStop 'term') on SIGTERM: it stops accepting, lets the transfer in progress end, prints its
 // result and exits 0. The runner sends SIGTERM as soon as the sender exited, which may be before the
 // receiver has read the last bytes: a receiver that prints at once on SIGTERM may miss them.
-import { parseBoundedJson } from '../policy/json.js';
 import type { EndOutput } from './scenario.js';
 
 export const READY_EVENT = 'ready';
 
-/** An end's line longer than this, or nested deeper than 32, is not an event (it is ignored). */
-export const MAX_EVENT_LINE = 1 << 20;
-
-/**
- * Parses one stdout line: the JSON object, or undefined for anything else (also a line past
- * MAX_EVENT_LINE or nested too deep: what it returns can always be written out again).
- */
-export function parseEventLine(line: string): Record<string, unknown> | undefined {
-  if (line.length > MAX_EVENT_LINE) return undefined;
-  const t = line.trim();
-  if (!t.startsWith('{')) return undefined;
-  try {
-    const v: unknown = parseBoundedJson(t);
-    return v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { MAX_EVENT_LINE, parseEventLine } from '../ends/event.js';
 
 /** The last line of an end with the given event; throws if there is none (a row needs it). */
 export function lastEvent(end: EndOutput, event: string): Record<string, unknown> {

@@ -3,8 +3,7 @@
 // `{host}` stands for. The runner's core never knows which placement it has.
 //
 // To fill in a placement (lab, remote), replace its entry in PLACEMENTS; nothing else changes.
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import {
   currentLab,
   describeLab,
@@ -17,17 +16,13 @@ import {
 import { parseLabShorthand } from '../lab/spec.js';
 import { EnvironmentError } from '../policy/units.js';
 import { REMOTE_PLACEMENT } from '../serve/placement.js';
+import { type SpawnSpec, which } from '../sys/process.js';
 import type { OptionSpec } from './options.js';
 
-export type Role = 'receiver' | 'sender';
+export type { SpawnSpec } from '../sys/process.js';
+export { which };
 
-/** A process to spawn: what the runner passes to child_process.spawn. */
-export interface SpawnSpec {
-  file: string;
-  args: string[];
-  /** Added to (not replacing) the runner's environment. */
-  env?: Record<string, string>;
-}
+export type Role = 'receiver' | 'sender';
 
 export interface Placement {
   readonly name: string;
@@ -43,21 +38,6 @@ export interface Placement {
 
 export const PLACEMENT_NAMES = ['local', 'lab', 'remote'] as const;
 export type PlacementName = (typeof PLACEMENT_NAMES)[number];
-
-/** Finds an executable on PATH, or undefined. */
-export function which(name: string, path = process.env.PATH ?? ''): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const f = join(dir, name);
-    try {
-      accessSync(f, constants.X_OK);
-      return f;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /** `0-3,6,8-9` (Cpus_allowed_list) → [0,1,2,3,6,8,9]. Pure. */
 export function parseCpuList(text: string): number[] {

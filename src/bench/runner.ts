@@ -1,16 +1,10 @@
 // The bench runner: runs the two ends of a point as child processes (receiver first, sender once
 // the receiver's ready line arrived), enforces a timeout per run, and on any failure, timeout or
 // signal kills both ends' process groups and reaps them before it reports. Then repeats and medians.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { runningInGroup } from '../observe/proc.js';
-import { parseEventLine, READY_EVENT, substitute } from './ends.js';
-import { type Placement, type Role, type SpawnSpec, which } from './placement.js';
+import { Child, nodeCommand, type SpawnSpec, sockbufCommand } from '../sys/process.js';
+import { MAX_EVENT_LINE, parseEventLine, READY_EVENT, substitute } from './ends.js';
+import type { Placement, Role } from './placement.js';
 import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } from './scenario.js';
 import { columnStats } from './stats.js';
 
@@ -42,169 +36,43 @@ export class Interrupted extends Error {
   }
 }
 
-// ---- turning an end into a process ------------------------------------------------------------
-
-const HERE = fileURLToPath(import.meta.url);
-const UNDER_TSX = HERE.endsWith('.ts');
-
-function tsxLoader(): string {
-  try {
-    return import.meta.resolve('tsx');
-  } catch {
-    return 'tsx';
-  }
-}
-
-/** `node [--import tsx] FILE args`: .ts files (the sources, under tests) go through tsx. */
-function nodeCommand(file: string, args: string[]): SpawnSpec {
-  const pre = file.endsWith('.ts') ? ['--import', tsxLoader()] : [];
-  return { file: process.execPath, args: [...pre, file, ...args] };
-}
-
-/** The `sockbuf` CLI entry next to this module (dist/cli/main.js, or src/cli/main.ts under tsx). */
-export function sockbufEntry(): string {
-  return resolve(dirname(HERE), '..', 'cli', UNDER_TSX ? 'main.ts' : 'main.js');
-}
+// ---- one end as a child process (src/sys/process.ts) -----------------------------------------
 
 /** The process that runs an end command, before placement. */
 export function endSpawnSpec(cmd: EndCommand, vars: Record<string, unknown>): SpawnSpec {
-  if ('sockbuf' in cmd) return nodeCommand(sockbufEntry(), substitute(cmd.sockbuf, vars));
+  if ('sockbuf' in cmd) return sockbufCommand(substitute(cmd.sockbuf, vars));
   return nodeCommand(cmd.module, substitute(cmd.args ?? [], vars));
 }
 
-// ---- one end as a child process ---------------------------------------------------------------
-
-/** Process groups of ends still alive, killed synchronously if the runner exits regardless. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
-  });
-}
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: already gone
-  }
-}
-
-/** SIGKILLs a process group and waits (up to 2 s) until no member of it runs any more. */
-async function killAndWaitGroup(pgid: number): Promise<void> {
-  killGroup(pgid, 'SIGKILL');
-  for (let waited = 0; runningInGroup(pgid).length && waited < 2000; waited += 5) await sleep(5);
-}
-
-/**
- * setpriv (util-linux) gives each end a parent-death signal: should the runner itself be SIGKILLed,
- * and so unable to clean up, the kernel kills the ends (not their own children) for it.
- */
-const SETPRIV = which('setpriv');
-function withParentDeathSignal(spec: SpawnSpec): SpawnSpec {
-  if (!SETPRIV) return spec;
-  return { ...spec, file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', spec.file, ...spec.args] };
-}
-
-class EndProcess {
-  readonly out: EndOutput = { lines: [], code: null, signal: null, stderrTail: [] };
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+/** An end: a child in its own process group with a parent-death signal, its JSON lines collected. */
+class EndProcess extends Child {
+  readonly out: EndOutput;
   /** Resolves once the process was reaped and its output read. */
   readonly closed: Promise<void>;
-  private lineListeners: ((line: Record<string, unknown>) => void)[] = [];
-  private exited = false;
 
   constructor(
     readonly role: Role,
     spec: SpawnSpec,
   ) {
-    installExitHook();
-    const run = withParentDeathSignal(spec);
-    // detached: the end leads its own process group, so killing -pid also takes its children.
-    this.child = spawn(run.file, run.args, {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: spec.env ? { ...process.env, ...spec.env } : process.env,
+    super(spec, { stderrTail: STDERR_TAIL, maxLine: MAX_EVENT_LINE });
+    const out: EndOutput = { lines: [], code: null, signal: null, stderrTail: this.stderrTail };
+    this.out = out;
+    this.onLine((line) => {
+      const obj = parseEventLine(line);
+      if (obj) out.lines.push(obj);
     });
-    const pid = this.child.pid;
-    if (pid !== undefined) liveGroups.add(pid);
-    const stdoutDone = new Promise<void>((res) => {
-      const rl = createInterface({ input: this.child.stdout });
-      rl.on('line', (line) => {
-        const obj = parseEventLine(line);
-        if (!obj) return;
-        this.out.lines.push(obj);
-        for (const l of this.lineListeners) l(obj);
-      });
-      rl.on('close', res);
-    });
-    const stderrDone = new Promise<void>((res) => {
-      const rl = createInterface({ input: this.child.stderr });
-      rl.on('line', (line) => {
-        this.out.stderrTail.push(line);
-        if (this.out.stderrTail.length > STDERR_TAIL) this.out.stderrTail.shift();
-      });
-      rl.on('close', res);
-    });
-    const exited = new Promise<void>((res) => {
-      this.child.once('error', (err) => {
-        this.out.stderrTail.push(`cannot start ${spec.file}: ${err.message}`);
-        this.exited = true;
-        res();
-      });
-      this.child.once('exit', (code, signal) => {
-        this.out.code = code;
-        this.out.signal = signal;
-        this.exited = true;
-        res();
-      });
-    });
-    this.closed = exited.then(async () => {
-      // Output still in the pipes is read; a stray holder of the pipe cannot keep us waiting.
-      const timer = setTimeout(() => {
-        this.child.stdout.destroy();
-        this.child.stderr.destroy();
-      }, 2000);
-      await Promise.all([stdoutDone, stderrDone]);
-      clearTimeout(timer);
+    this.closed = this.exited.then(({ code, signal }) => {
+      out.code = code;
+      out.signal = signal;
     });
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
-  get running(): boolean {
-    return !this.exited;
-  }
-
-  onLine(listener: (line: Record<string, unknown>) => void): void {
-    this.lineListeners.push(listener);
-  }
-
-  /** Signals the whole process group. */
-  signal(sig: NodeJS.Signals): void {
-    if (this.child.pid !== undefined) killGroup(this.child.pid, sig);
-  }
-
-  /** Kills the group and waits until the end was reaped. Safe to call more than once. */
-  async stop(): Promise<void> {
-    this.signal('SIGKILL');
-    await this.closed;
-    if (this.child.pid !== undefined) {
-      await killAndWaitGroup(this.child.pid); // anything of the group that outlived its leader
-      liveGroups.delete(this.child.pid);
-    }
-  }
-
-  /** "the sender exited with code 1" / "was killed by SIGSEGV". */
-  describeExit(): string {
-    if (this.out.code !== null) return `exited with code ${this.out.code}`;
-    if (this.out.signal !== null) return `was killed by ${this.out.signal}`;
-    return 'could not be started';
+  /** Each JSON object line. */
+  onEvent(listener: (line: Record<string, unknown>) => void): void {
+    this.onLine((line) => {
+      const obj = parseEventLine(line);
+      if (obj) listener(obj);
+    });
   }
 }
 
@@ -277,7 +145,7 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     const vars = { host: placement.host };
     const rx = start('receiver', ends.receiver, vars);
     const ready = await Promise.race([
-      new Promise<Record<string, unknown>>((res) => rx.onLine((l) => l.event === READY_EVENT && res(l))),
+      new Promise<Record<string, unknown>>((res) => rx.onEvent((l) => l.event === READY_EVENT && res(l))),
       quiet(
         rx.closed.then(() => {
           throw failed(rx, 'before it was ready');
@@ -316,7 +184,7 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
   } finally {
     clearTimeout(timer);
     if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
-    await Promise.all(procs.map((p) => p.stop()));
+    await Promise.all(procs.map((p) => p.stop().then(() => p.closed)));
   }
 }
 

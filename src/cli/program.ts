@@ -1,6 +1,7 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
+import { VERSION } from '../bench/document.js';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
@@ -12,8 +13,6 @@ import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 import { register as registerSink } from './sink.js';
-
-const VERSION = '0.1.0';
 
 export function buildProgram(): Command {
   const program = new Command('sockbuf')

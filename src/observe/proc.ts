@@ -1,11 +1,12 @@
 // Readers for /proc: sysctls, /proc/net/snmp, /proc/net/netstat, /proc/net/softnet_stat, and the
 // host summary every results document carries. The /proc root can be pointed elsewhere (tests, or
 // SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
 import { join } from 'node:path';
 import { BUFFER_SYSCTLS, procRoot, readSysctlText } from '../sys/sysctl.js';
 
+export { parseProcStat, processRunning, runningInGroup } from '../sys/process.js';
 export { BUFFER_SYSCTLS, procRoot, readSysctl, readSysctlText } from '../sys/sysctl.js';
 
 /** Every BUFFER_SYSCTLS value as text, for results documents. */
@@ -95,36 +96,4 @@ export function hostInfo(root?: string): HostInfo {
     cpus: availableParallelism(),
     sysctls: readBufferSysctls(root),
   };
-}
-
-/** State, parent and process group of a process from /proc/PID/stat text (fields 3–5). Pure. */
-export function parseProcStat(text: string): { state: string; ppid: number; pgrp: number } | undefined {
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  if (rest.length < 3) return undefined;
-  return { state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) };
-}
-
-function statOf(pid: number | string, root?: string) {
-  try {
-    return parseProcStat(readFileSync(join(procRoot(root), String(pid), 'stat'), 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** True while the process exists and is not a zombie (a zombie has exited; only its reaping is left). */
-export function processRunning(pid: number, root?: string): boolean {
-  const s = statOf(pid, root);
-  return s !== undefined && s.state !== 'Z' && s.state !== 'X';
-}
-
-/** The pids of a process group's members that are still running (not zombies). */
-export function runningInGroup(pgid: number, root?: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync(procRoot(root))) {
-    if (!/^\d+$/.test(name)) continue;
-    const s = statOf(name, root);
-    if (s && s.pgrp === pgid && s.state !== 'Z' && s.state !== 'X') out.push(Number(name));
-  }
-  return out;
 }

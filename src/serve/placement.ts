@@ -3,13 +3,8 @@
 // sending end runs here against the server's address. The runner itself never knows the difference.
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { UsageError } from '../policy/units.js';
+import type { SpawnSpec } from '../sys/process.js';
 import { parseServer } from './remote-end.js';
-
-interface SpawnSpec {
-  file: string;
-  args: string[];
-  env?: Record<string, string>;
-}
 
 /** The sockbuf entry in a spawn spec (`node [--import tsx] …/cli/main.js ARGS`): its index. */
 function entryIndex(args: string[]): number {

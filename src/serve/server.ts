@@ -5,26 +5,20 @@
 // socketStats). One test at a time; a second client is told "busy, try again". Idle control
 // connections are closed after a timeout; a client that goes away mid-test has its far end killed
 // and reaped, so its ports are free before the next test starts.
-import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
-import { MAX_EVENT_LINE, parseEventLine } from '../bench/ends.js';
-import { endSpawnSpec } from '../bench/runner.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
+import { VERSION } from '../sys/package.js';
+import type { SpawnSpec } from '../sys/process.js';
+import { defaultFarEnd, FAR_END, FarEnd } from './far-end.js';
 import {
   encodeMessage,
   KINDS,
-  type Kind,
   LineDecoder,
   PROTOCOL_VERSION,
   ProtocolError,
   type ResultReply,
 } from './protocol.js';
 import { farArgs, type Limits, parseRequest, type TestRequest } from './request.js';
-
-export interface SpawnSpec {
-  file: string;
-  args: string[];
-}
 
 export interface ServeOptions extends Limits {
   listen: HostPort;
@@ -42,103 +36,8 @@ export interface ServeOptions extends Limits {
   log?: (line: string) => void;
 }
 
-/** The far end's command for each kind; the server adds `--listen` and `--json`. */
-export const FAR_END: Record<Kind, string[]> = {
-  tcp: ['sink', 'tcp', '--once'],
-  drain: ['sink', 'tcp', '--once'],
-  ping: ['sink', 'tcp', '--echo', '--once'],
-  udp: ['sink', 'udp'],
-};
-
-/** Far-end output kept per test (lines beyond are counted, not kept). */
-const MAX_RESULT_LINES = 10_000;
-const MAX_FAR_LINE = MAX_EVENT_LINE;
 /** A client that does not read its replies is dropped once this much is queued for it. */
 const MAX_QUEUED_WRITE = 1 << 20;
-
-export const VERSION = '0.1.0';
-
-/** `node [--import tsx] <sockbuf entry> …args`, as the bench runner starts its ends. */
-export function defaultFarEnd(args: string[]): SpawnSpec {
-  return endSpawnSpec({ sockbuf: args }, {});
-}
-
-class FarEnd {
-  readonly child: ChildProcess;
-  readonly lines: unknown[] = [];
-  dropped = 0;
-  stderr: string[] = [];
-  stopped?: string;
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  private onLine?: (obj: Record<string, unknown>) => void;
-
-  constructor(spec: SpawnSpec) {
-    this.child = spawn(spec.file, spec.args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = new LineDecoder(MAX_FAR_LINE);
-    this.child.stdout?.on('data', (chunk: Buffer) => {
-      let lines: string[];
-      try {
-        lines = out.push(chunk);
-      } catch {
-        return; // an over-long line from our own child: skipped, the decoder starts afresh
-      }
-      for (const line of lines) {
-        // bounded like every JSON reader: a line nested too deep is skipped, not kept to be echoed
-        const obj = parseEventLine(line);
-        if (obj === undefined) continue;
-        if (this.lines.length < MAX_RESULT_LINES) this.lines.push(obj);
-        else this.dropped++;
-        this.onLine?.(obj);
-      }
-    });
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (s: string) => {
-      this.stderr.push(...s.split('\n').filter(Boolean));
-      if (this.stderr.length > 20) this.stderr = this.stderr.slice(-20);
-    });
-    this.exited = new Promise((resolve) => {
-      this.child.once('error', (err) => {
-        this.stderr.push(`cannot start the far end: ${err.message}`);
-        resolve({ code: null, signal: null });
-      });
-      // 'exit' can come before the last of stdout was read: wait for the pipes too, but not for ever
-      // (a grandchild could hold them open)
-      this.child.once('exit', (code, signal) => {
-        const t = setTimeout(() => {
-          this.child.stdout?.destroy();
-          this.child.stderr?.destroy();
-        }, 2000);
-        this.child.once('close', () => {
-          clearTimeout(t);
-          resolve({ code, signal });
-        });
-      });
-    });
-  }
-
-  listen(fn: (obj: Record<string, unknown>) => void): void {
-    this.onLine = fn;
-  }
-
-  signal(sig: NodeJS.Signals): void {
-    if (this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, sig);
-    } catch {
-      // already gone
-    }
-  }
-
-  /** SIGTERM, then SIGKILL after `killAfter` seconds; resolves once reaped. */
-  async stop(reason: string, killAfter = 2): Promise<void> {
-    this.stopped ??= reason;
-    this.signal('SIGTERM');
-    const t = setTimeout(() => this.signal('SIGKILL'), killAfter * 1000);
-    await this.exited;
-    clearTimeout(t);
-    this.signal('SIGKILL'); // anything of its group that outlived it
-  }
-}
 
 interface Session {
   id: number;
@@ -203,44 +102,27 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
     const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
     const deadline = setTimeout(
-      () => void far.stop(`deadline: the test ran past ${limit} s + ${graceSeconds} s`),
+      () => void far.end(`deadline: the test ran past ${limit} s + ${graceSeconds} s`),
       (limit + graceSeconds) * 1000,
     );
-    let readyTimer: NodeJS.Timeout | undefined;
-    const ready = new Promise<number | undefined>((resolve) => {
-      readyTimer = setTimeout(() => resolve(undefined), readySeconds * 1000);
-      far.exited.then(() => resolve(undefined));
-      // interval lines count the bytes since the previous one (summed here); other lines are totals
-      let counted = 0;
-      far.listen((line) => {
-        if (line.event === 'ready' && typeof line.port === 'number') resolve(line.port);
-        else if (typeof line.bytes === 'number') {
-          if (line.event === 'interval') counted += line.bytes;
-          const bytes = Math.max(counted, line.bytes);
-          if (bytes > opts.maxBytes)
-            void far.stop(`max-bytes: the far end counted ${bytes} bytes (limit ${opts.maxBytes})`);
-        }
-      });
-    });
     try {
-      const port = await ready;
-      clearTimeout(readyTimer);
+      const port = await far.ready(readySeconds, opts.maxBytes);
       if (port === undefined) {
-        if (far.child.exitCode === null) await far.stop('not ready in time');
-        const why = far.stderr.slice(-5).join(' | ') || `no ready line within ${readySeconds} s`;
+        if (far.running) await far.end('not ready in time');
+        const why = far.stderrTail.slice(-5).join(' | ') || `no ready line within ${readySeconds} s`;
         send(s, { type: 'error', code: 'failed', message: `the far end could not start: ${why}` });
         return;
       }
       send(s, { type: 'ready', kind: req.kind, port });
       const { code, signal } = await far.exited;
-      await far.stop(far.stopped ?? 'finished'); // reaps the rest of its group
+      await far.end('finished'); // reaps the rest of its group
       const result: Omit<ResultReply, 'lines'> & { lines: unknown[]; droppedLines?: number } = {
         type: 'result',
         kind: req.kind,
         exitCode: code,
         signal,
         lines: far.lines,
-        stderr: far.stderr.join('\n').slice(-4000),
+        stderr: far.stderrTail.join('\n').slice(-4000),
       };
       if (far.stopped && far.stopped !== 'finished') result.stopped = far.stopped;
       if (far.dropped) result.droppedLines = far.dropped;
@@ -250,8 +132,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       );
     } finally {
       clearTimeout(deadline);
-      clearTimeout(readyTimer);
-      if (far.child.exitCode === null && far.child.signalCode === null) await far.stop('ended');
+      if (far.running) await far.end('ended');
       s.test = undefined;
       if (running === s) running = undefined;
       if (!s.socket.destroyed) armIdle(s);
@@ -322,7 +203,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       const far = s.test.far;
       // the far end usually finishes by itself once the client's end is gone; if not, it is told to
       setTimeout(() => {
-        if (far.child.exitCode === null && far.child.signalCode === null) void far.stop('done');
+        if (far.running) void far.end('done');
       }, graceSeconds * 1000).unref();
       return;
     }
@@ -378,7 +259,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       sessions.delete(s);
       if (s.test) {
         log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);
-        void s.test.far.stop('client gone', 1);
+        void s.test.far.end('client gone', 1);
       }
     });
   });
@@ -392,8 +273,6 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     });
   });
   const addr = server.address() as net.AddressInfo;
-  const kill = () => running?.test?.far.signal('SIGKILL');
-  process.on('exit', kill);
 
   return {
     address: { host: plainAddress(addr.address), port: addr.port },
@@ -404,11 +283,10 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       return sessions.size;
     },
     async close() {
-      process.off('exit', kill);
       const far = running?.test?.far;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sessions) s.socket.destroy();
-      if (far) await far.stop('server closing', 1);
+      if (far) await far.end('server closing', 1);
       await closed;
     },
   };
