@@ -37,6 +37,7 @@ export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.j
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { formatTable, type TableColumn } from './bench/table.js';
 
+export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export {
@@ -76,6 +77,7 @@ export {
   type AutoBuffer,
   type BufferSize,
   type PinnedBuffer,
+  resolveSize,
   type TcpBufferOptions,
   type TcpBufferReport,
   UDP_RCVBUF_TARGET,

@@ -86,6 +86,8 @@ const EXPORTS = [
   'resolveReader',
   'runBench',
   'runSuite',
+  'resolveSize',
+  'runIperf3Blast',
   'runUdpSink',
   'SEEDS',
   'suiteExitCode',

@@ -14,6 +14,7 @@ import {
   UsageError,
 } from '../policy/units.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../tcp/frame.js';
+import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerBlastUdp } from './udp.js';
 
@@ -32,7 +33,12 @@ export function register(program: Command): Command {
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
     .option('--interval <duration>', 'report every', '1s')
     .option('--json', 'one JSON object per line on stdout')
+    .option(
+      '--iperf3',
+      "test against a stock 'iperf3 -s' (TCP; --duration, --parallel, --reverse, --size, --sndbuf)",
+    )
     .action(async (o: Record<string, string | boolean | undefined>) => {
+      if (o.iperf3) return blastIperf3(o);
       const to = parseTo(String(o.to), '--to');
       if (o.bytes !== undefined && o.duration !== undefined)
         throw new UsageError('invalid value for --bytes: give --bytes or --duration, not both');

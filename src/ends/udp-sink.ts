@@ -5,7 +5,6 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseListen } from '../policy/address.js';
-import { DATA_MAGIC, HEADER_BYTES, TRAILER_BYTES, TRAILER_MAGIC } from '../udp/datagram.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { createUdpSender } from '../udp/sender.js';
@@ -93,31 +92,13 @@ export interface UdpSinkHooks {
   onInterval?: (i: UdpSinkInterval) => void;
 }
 
-/** Records one datagram's header in the tracker; returns 1 for a trailer, else 0. */
-function recordDatagram(t: SequenceTracker, v: DataView, off: number, len: number, recvUs: number): number {
-  if (len < HEADER_BYTES) {
-    t.unsequenced++;
-    return 0;
-  }
-  const magic = v.getUint32(off, true);
-  if (magic === DATA_MAGIC)
-    t.record(v.getUint32(off + 4, true), v.getFloat64(off + 8, true), v.getFloat64(off + 16, true), recvUs);
-  else if (magic === TRAILER_MAGIC) {
-    const copies = len >= TRAILER_BYTES ? v.getUint32(off + HEADER_BYTES, true) : undefined;
-    t.recordTrailer(v.getUint32(off + 4, true), v.getFloat64(off + 8, true), copies);
-    return 1;
-  } else t.unsequenced++;
-  return 0;
-}
-
 type BatchView = Pick<UdpBatch, 'count' | 'data' | 'offsets' | 'lengths' | 'timesUs'>;
 
 /** Records every datagram of a batch; returns how many were trailers. */
 function recordBatch(t: SequenceTracker, b: BatchView): number {
   const v = new DataView(b.data.buffer, b.data.byteOffset, b.data.byteLength);
   let trailers = 0;
-  for (let i = 0; i < b.count; i++)
-    trailers += recordDatagram(t, v, b.offsets[i], b.lengths[i], b.timesUs[i]);
+  for (let i = 0; i < b.count; i++) trailers += t.recordDatagram(v, b.offsets[i], b.lengths[i], b.timesUs[i]);
   return trailers;
 }
 
@@ -234,7 +215,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
       onMessage: (msg, recvUs) => {
         seen(recvUs);
         const v = new DataView(msg.buffer, msg.byteOffset, msg.byteLength);
-        trailers += recordDatagram(tracker, v, 0, msg.length, recvUs);
+        trailers += tracker.recordDatagram(v, 0, msg.length, recvUs);
       },
     });
     stats = r.stats;

@@ -7,6 +7,8 @@
 // tailLost = sent − (highest + 1): how many of the last datagrams sent never came (seed 004).
 // jitter is RFC 3550's: J += (|D| − J) / 16 over the transit-time differences of consecutive arrivals.
 
+import { DATA_MAGIC, type DatagramHeader, readHeader } from '../udp/datagram.js';
+
 const WINDOW = 1 << 16;
 const WORDS = WINDOW >>> 5;
 
@@ -78,6 +80,8 @@ export class SequenceTracker {
   private readonly flows = new Map<number, FlowState>();
   private lastFlow = -1;
   private last: FlowState | undefined;
+  /** The header being read, one object reused for every datagram. */
+  private readonly header: DatagramHeader = { magic: 0, flow: 0, seq: 0, sendUs: 0, copies: undefined };
   /** Datagrams with no sockbuf header (too short, or foreign). */
   unsequenced = 0;
 
@@ -96,6 +100,24 @@ export class SequenceTracker {
   /** One data datagram: its flow, sequence number, send time and receive time (µs). */
   record(flow: number, seq: number, sendUs: number, recvUs: number): void {
     this.flow(flow).record(seq, recvUs - sendUs);
+  }
+
+  /**
+   * One datagram as it came, at `off` of `view`, `len` bytes: its header (read with the one codec,
+   * udp/datagram.ts) recorded as data or trailer, or counted as unsequenced. Returns 1 for a trailer.
+   */
+  recordDatagram(view: DataView, off: number, len: number, recvUs: number): number {
+    const h = readHeader(view, off, len, this.header);
+    if (!h) {
+      this.unsequenced++;
+      return 0;
+    }
+    if (h.magic === DATA_MAGIC) {
+      this.record(h.flow, h.seq, h.sendUs, recvUs);
+      return 0;
+    }
+    this.recordTrailer(h.flow, h.seq, h.copies);
+    return 1;
   }
 
   /** A trailer: the flow sent `sent` data datagrams in all, and sends `copies` trailers (if it says). */

@@ -5,6 +5,7 @@
 // and after the header (u32 at 24, TRAILER_BYTES in all) how many copies of the trailer the flow
 // sends, so that a receiver can put the trailers on both sides of its accounting.
 // Datagrams shorter than the header carry nothing and are counted as unsequenced.
+// This is the one codec of that layout: the sender, the sink and the tests all read and write it here.
 
 export const HEADER_BYTES = 24;
 export const DATA_MAGIC = 0x53425544; // 'SBUD'
@@ -17,26 +18,41 @@ export interface DatagramHeader {
   flow: number;
   seq: number;
   sendUs: number;
+  /** A trailer's copy count (TRAILER_BYTES long trailers only). */
+  copies?: number;
 }
 
+/** Writes `h` at `offset` (a trailer's copy count too, when given). */
 export function writeHeader(view: DataView, offset: number, h: DatagramHeader): void {
   view.setUint32(offset, h.magic, true);
   view.setUint32(offset + 4, h.flow, true);
   view.setFloat64(offset + 8, h.seq, true);
   view.setFloat64(offset + 16, h.sendUs, true);
+  if (h.copies !== undefined) view.setUint32(offset + HEADER_BYTES, h.copies, true);
 }
 
-/** The header of the datagram at `offset` of `length` bytes, or undefined if it carries none. */
-export function readHeader(view: DataView, offset: number, length: number): DatagramHeader | undefined {
+/**
+ * The header of the datagram at `offset` of `length` bytes, or undefined if it carries none. A hot
+ * loop passes `into`, one object it reuses, so that reading allocates nothing.
+ */
+export function readHeader(
+  view: DataView,
+  offset: number,
+  length: number,
+  into?: DatagramHeader,
+): DatagramHeader | undefined {
   if (length < HEADER_BYTES) return undefined;
   const magic = view.getUint32(offset, true);
   if (magic !== DATA_MAGIC && magic !== TRAILER_MAGIC) return undefined;
-  return {
-    magic,
-    flow: view.getUint32(offset + 4, true),
-    seq: view.getFloat64(offset + 8, true),
-    sendUs: view.getFloat64(offset + 16, true),
-  };
+  const h = into ?? { magic, flow: 0, seq: 0, sendUs: 0 };
+  h.magic = magic;
+  h.flow = view.getUint32(offset + 4, true);
+  h.seq = view.getFloat64(offset + 8, true);
+  h.sendUs = view.getFloat64(offset + 16, true);
+  if (magic === TRAILER_MAGIC && length >= TRAILER_BYTES)
+    h.copies = view.getUint32(offset + HEADER_BYTES, true);
+  else if (h.copies !== undefined) h.copies = undefined;
+  return h;
 }
 
 /** Wall-clock microseconds, comparable across processes on one host. */

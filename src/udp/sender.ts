@@ -25,7 +25,15 @@ import { call } from '../sys/libc.js';
 import { MsgVec, sendmmsg } from '../sys/mmsg.js';
 import { encodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
-import { DATA_MAGIC, HEADER_BYTES, nowUs, TRAILER_BYTES, TRAILER_MAGIC } from './datagram.js';
+import {
+  DATA_MAGIC,
+  type DatagramHeader,
+  HEADER_BYTES,
+  nowUs,
+  TRAILER_BYTES,
+  TRAILER_MAGIC,
+  writeHeader,
+} from './datagram.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { gsoAvailable, type OffloadOption } from './offload.js';
 
@@ -107,6 +115,8 @@ export class UdpSender {
   private gsoFallback: string | undefined;
   private readonly buf: Buffer;
   private readonly view: DataView;
+  /** The data header being stamped, one object reused for every datagram. */
+  private readonly header: DatagramHeader = { magic: DATA_MAGIC, flow: 0, seq: 0, sendUs: 0 };
   private readonly vec: MsgVec;
   private next = 0;
   private sent = 0;
@@ -160,8 +170,6 @@ export class UdpSender {
     const capacity = this.batch * (this.gso ? this.segs : 1);
     this.buf = Buffer.alloc(Math.max(capacity * this.size, HEADER_BYTES));
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
-    if (this.size >= HEADER_BYTES)
-      for (let j = 0; j < capacity; j++) this.view.setUint32(j * this.size, DATA_MAGIC, true);
     this.vec = new MsgVec({ count: this.batch });
     this.layout();
   }
@@ -209,12 +217,12 @@ export class UdpSender {
     const n = Math.min(want, this.batch * per);
     if (size >= HEADER_BYTES) {
       const v = this.view;
-      const t = nowUs();
+      const h = this.header;
+      h.flow = flow.id;
+      h.sendUs = nowUs();
       for (let j = 0; j < n; j++) {
-        const o = j * size;
-        v.setUint32(o + 4, flow.id, true);
-        v.setFloat64(o + 8, flow.seq + j, true);
-        v.setFloat64(o + 16, t, true);
+        h.seq = flow.seq + j;
+        writeHeader(v, j * size, h);
       }
     }
     const msgs = Math.ceil(n / per);
@@ -330,11 +338,7 @@ export class UdpSender {
     for (let c = 0; c < copies; c++) {
       if (c) await sleep(gapMs);
       for (const f of this.flows) {
-        v.setUint32(0, TRAILER_MAGIC, true);
-        v.setUint32(4, f.id, true);
-        v.setFloat64(8, f.seq, true);
-        v.setFloat64(16, nowUs(), true);
-        v.setUint32(HEADER_BYTES, copies, true);
+        writeHeader(v, 0, { magic: TRAILER_MAGIC, flow: f.id, seq: f.seq, sendUs: nowUs(), copies });
         for (let tries = 0; tries < 1000; tries++) {
           const r = sendmmsg(f.fd, vec, 0, 1, MSG_DONTWAIT);
           if (r === 1) {

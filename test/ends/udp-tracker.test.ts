@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SequenceTracker } from '../../src/ends/udp-tracker.js';
-import { DATA_MAGIC, HEADER_BYTES, readHeader, writeHeader } from '../../src/udp/datagram.js';
+import {
+  DATA_MAGIC,
+  HEADER_BYTES,
+  readHeader,
+  TRAILER_BYTES,
+  TRAILER_MAGIC,
+  writeHeader,
+} from '../../src/udp/datagram.js';
 
 const feed = (t: SequenceTracker, seqs: number[], flow = 1) => {
   for (const s of seqs) t.record(flow, s, 0, 100);
@@ -73,4 +80,30 @@ test('the header round-trips; short or foreign datagrams carry none', () => {
   });
   assert.equal(readHeader(v, 8, HEADER_BYTES - 1), undefined);
   assert.equal(readHeader(v, 0, 64), undefined);
+});
+
+test('a trailer carries its copy count; recordDatagram reads data, trailers and foreign datagrams', () => {
+  const b = Buffer.alloc(64);
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  writeHeader(v, 0, { magic: TRAILER_MAGIC, flow: 7, seq: 5, sendUs: 1, copies: 3 });
+  assert.deepEqual(readHeader(v, 0, TRAILER_BYTES), {
+    magic: TRAILER_MAGIC,
+    flow: 7,
+    seq: 5,
+    sendUs: 1,
+    copies: 3,
+  });
+  // a trailer cut to the header says no copy count
+  assert.equal(readHeader(v, 0, HEADER_BYTES)?.copies, undefined);
+  const t = new SequenceTracker();
+  writeHeader(v, 32, { magic: DATA_MAGIC, flow: 7, seq: 4, sendUs: 10 });
+  assert.equal(t.recordDatagram(v, 32, HEADER_BYTES, 20), 0);
+  assert.equal(t.recordDatagram(v, 0, TRAILER_BYTES, 30), 1);
+  assert.equal(t.recordDatagram(v, 40, HEADER_BYTES, 40), 0); // no magic there
+  const r = t.report();
+  assert.equal(t.unsequenced, 1);
+  assert.deepEqual(
+    [r.unique, r.sent, r.lost, r.tailLost, r.trailers.sent, r.trailers.received],
+    [1, 5, 4, 0, 3, 1],
+  );
 });

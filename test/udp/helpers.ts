@@ -2,7 +2,7 @@
 import dgram from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SequenceTracker } from '../../src/ends/udp-tracker.js';
-import { DATA_MAGIC, HEADER_BYTES } from '../../src/udp/datagram.js';
+import { DATA_MAGIC, type DatagramHeader, readHeader } from '../../src/udp/datagram.js';
 import type { UdpBatch, UdpReceiver } from '../../src/udp/receiver.js';
 
 export interface Consumed {
@@ -18,19 +18,20 @@ export function consume(
   opts: { keep?: boolean; each?: (b: UdpBatch) => Promise<void> | void } = {},
 ): { done: Promise<Consumed> } {
   const out: Consumed = { tracker: new SequenceTracker(), batches: 0, seen: [] };
+  const header: DatagramHeader = { magic: 0, flow: 0, seq: 0, sendUs: 0 };
   const done = (async () => {
     for await (const b of r) {
       out.batches++;
       const v = new DataView(b.data.buffer, b.data.byteOffset, b.data.byteLength);
       for (let i = 0; i < b.count; i++) {
         const off = b.offsets[i];
-        if (b.lengths[i] < HEADER_BYTES || v.getUint32(off, true) !== DATA_MAGIC) {
+        const h = readHeader(v, off, b.lengths[i], header);
+        if (h?.magic !== DATA_MAGIC) {
           out.tracker.unsequenced++;
           continue;
         }
-        const flow = v.getUint32(off + 4, true);
-        const seq = v.getFloat64(off + 8, true);
-        out.tracker.record(flow, seq, v.getFloat64(off + 16, true), b.timesUs[i]);
+        const { flow, seq } = h;
+        out.tracker.record(flow, seq, h.sendUs, b.timesUs[i]);
         if (opts.keep) out.seen.push(`${flow}/${seq}/${b.lengths[i]}`);
       }
       if (opts.each) await opts.each(b);

@@ -1,0 +1,79 @@
+// `blast tcp --iperf3` and `sink tcp --iperf3`: iperf3's peers (src/ends/iperf3). Parsing and printing
+// only; blast.ts and sink.ts hand over to these when --iperf3 is given.
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseCount,
+  parsePositiveDuration,
+  parseSize,
+  parseTo,
+  resolveSize,
+  runIperf3Blast,
+  UsageError,
+} from '../index.js';
+import { lineWriter } from './lines.js';
+
+type Opts = Record<string, string | boolean | undefined>;
+
+/** The largest write iperf3 itself allows for TCP (MAX_BLOCKSIZE). */
+const MAX_LEN = 1024 * 1024;
+
+export async function blastIperf3(o: Opts): Promise<void> {
+  for (const k of ['bytes', 'raw'] as const)
+    if (o[k] !== undefined)
+      throw new UsageError(`--${k} cannot be combined with --iperf3 (a test runs for --duration)`);
+  const to = parseTo(String(o.to), '--to');
+  const seconds = parsePositiveDuration(String(o.duration ?? '10s'), '--duration');
+  const size = parseSize(String(o.size), '--size');
+  if (size < 1 || size > MAX_LEN)
+    throw new UsageError(
+      `invalid value for --size: '${o.size}' (expected 1 B to 1M with --iperf3, as iperf3 -l)`,
+    );
+  const out = lineWriter(Boolean(o.json), human);
+  const result = await runIperf3Blast(
+    {
+      host: to.host,
+      port: to.port,
+      seconds,
+      size,
+      sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
+      parallel: parseCount(String(o.parallel), '--parallel', 1, 128),
+      reverse: Boolean(o.reverse),
+      intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
+    },
+    out,
+  );
+  out('result', result);
+}
+
+const pct = (v: unknown) => (typeof v === 'number' ? `${v.toFixed(1)} %` : 'n/a');
+const n = (f: Record<string, unknown>, k: string) => Number(f[k] ?? 0);
+const rate = (f: Record<string, unknown>) => formatBitRate(n(f, 'bytesPerSecond') * 8);
+
+/** One stream's end as a line: what iperf3 does not print. */
+function streamLine(s: Record<string, unknown>): string {
+  const b = s.buffers as { sndbuf?: { requested: unknown }; rcvbuf?: { requested: unknown } } | undefined;
+  const policy = (x?: { requested: unknown }) =>
+    !x || x.requested === 'auto' ? 'auto' : `pinned ${formatSize(Number(x.requested))}`;
+  return (
+    `  [${s.id}] rwnd-limited ${pct(s.rwndLimitedPct)}, sndbuf-limited ${pct(s.sndbufLimitedPct)}, ` +
+    `cwnd ${formatSize(n(s, 'cwndBytes'))}, rtt ${(n(s, 'rttUs') / 1000).toFixed(2)} ms, ` +
+    `wscale ${s.sndWscale ?? '-'}/${s.rcvWscale ?? '-'}, sndbuf ${formatSize(n(s, 'sndbufBytes'))} (${policy(b?.sndbuf)}), ` +
+    `rcvbuf ${formatSize(n(s, 'rcvbufBytes'))} (${policy(b?.rcvbuf)})`
+  );
+}
+
+function human(event: string, f: Record<string, unknown>): string {
+  if (event === 'interval')
+    return `${formatDuration(n(f, 'seconds'))}  ${formatSize(n(f, 'bytes'))}  ${rate(f)}${f.rwndLimitedPct === undefined ? '' : `  rwnd-limited ${pct(f.rwndLimitedPct)}, sndbuf-limited ${pct(f.sndbufLimitedPct)}`}`;
+  const server = (f.server ?? {}) as Record<string, unknown>;
+  const lines = [
+    `${f.reverse ? 'received' : 'sent'} ${formatSize(n(f, 'bytes'))} in ${formatDuration(n(f, 'seconds'))} = ${rate(f)} over ${f.streams} stream(s)` +
+      (f.reverse ? '' : `; rwnd-limited ${pct(f.rwndLimitedPct)}, sndbuf-limited ${pct(f.sndbufLimitedPct)}`),
+    `iperf3 server ${server.host}: ${f.reverse ? 'sent' : 'received'} ${formatSize(n(server, 'bytes'))} = ${rate(server)}` +
+      `${f.reverse ? `, ${n(server, 'retransmits')} retransmits` : ''}${server.window ? `, -w ${formatSize(n(server, 'window'))} (its buffers pinned)` : ''}`,
+    ...((f.perStream ?? []) as Record<string, unknown>[]).map(streamLine),
+  ];
+  return lines.join('\n');
+}

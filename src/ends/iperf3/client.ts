@@ -1,0 +1,218 @@
+// `sockbuf blast tcp --iperf3`: a TCP test against a stock `iperf3 -s`, run as iperf3's own client
+// runs it (iperf_client_api.c): cookie, parameters, N data connections, TEST_END after the time,
+// results exchanged. What it adds to iperf3's figures is its own end's view: bytes per interval, and
+// from TCP_INFO the rwnd-limited and sndbuf-limited share, cwnd, RTT, window scale and whether the
+// buffer was pinned.
+import type { BufferSize } from '../../policy/buffers.js';
+import { EnvironmentError } from '../../policy/units.js';
+import { connect, type TcpConnection } from '../../tcp/connection.js';
+import type { ReaderSpec } from '../../tcp/reader.js';
+import { type Emit, pump, ZeroSource } from '../tcp-source.js';
+import { ControlChannel } from './control.js';
+import {
+  COOKIE_BYTES,
+  cpuUtil,
+  describeServerError,
+  makeCookie,
+  paramsDocument,
+  readResults,
+  resultsDocument,
+  State,
+  streamId,
+} from './protocol.js';
+import { limitedShare, streamSummary } from './summary.js';
+
+export interface Iperf3BlastOptions {
+  host: string;
+  port: number;
+  /** Whole seconds are sent to the server (rounded up); this end stops after exactly this long. */
+  seconds: number;
+  parallel: number;
+  /** Bytes per write (iperf3's -l). */
+  size: number;
+  reverse: boolean;
+  /** Forward: this end's send buffer ('auto' or a size to pin). Reverse: sent as iperf3's -w. */
+  sndbuf?: BufferSize;
+  intervalSeconds: number;
+  reader?: ReaderSpec;
+}
+
+/** How long this end waits for its last bytes to be acknowledged before it sends TEST_END. */
+const ACK_WAIT_MS = 2000;
+
+async function expect(ctrl: ControlChannel, want: number, where: string): Promise<void> {
+  const s = await ctrl.state();
+  if (s === want) return;
+  if (s === State.ACCESS_DENIED)
+    throw new EnvironmentError(`the iperf3 server at ${where} is busy running a test (ACCESS_DENIED)`);
+  if (s === State.SERVER_ERROR) {
+    const b = await ctrl.read(8);
+    throw new EnvironmentError(
+      `the iperf3 server at ${where} refused the test: ${describeServerError(b.readInt32BE(0), b.readInt32BE(4))}`,
+    );
+  }
+  throw new Error(`the iperf3 server at ${where} sent state ${s} where ${want} was expected`);
+}
+
+/** Waits until the peer has acknowledged `bytes` stream bytes (after the cookie), or ACK_WAIT_MS. */
+async function acked(conn: TcpConnection, bytes: number): Promise<void> {
+  const until = performance.now() + ACK_WAIT_MS;
+  while (performance.now() < until && !conn.socket.destroyed) {
+    const st = conn.socketStats();
+    if (st?.bytesAcked === undefined || st.bytesAcked >= COOKIE_BYTES + bytes) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface Stream {
+  index: number;
+  id: number;
+  conn: TcpConnection;
+  bytes: number;
+  lastBytes: number;
+}
+
+/** Runs one test; resolves with this end's figures and the server's. */
+export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+  const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
+  const cookie = makeCookie();
+  const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
+  const ctrl = new ControlChannel(await connect({ host: opts.host, port: opts.port }));
+  const streams: Stream[] = [];
+  const received = (s: Stream) => s.conn.reader.bytes;
+  const count = (s: Stream) => (opts.reverse ? received(s) : s.bytes);
+  try {
+    ctrl.write(cookie);
+    await expect(ctrl, State.PARAM_EXCHANGE, where);
+    ctrl.sendJson(
+      paramsDocument({
+        seconds: opts.seconds,
+        parallel: opts.parallel,
+        len: opts.size,
+        reverse: opts.reverse,
+        window: opts.reverse ? pinned : undefined,
+      }),
+    );
+    await expect(ctrl, State.CREATE_STREAMS, where);
+    for (let i = 0; i < opts.parallel; i++) {
+      const conn = await connect({
+        host: opts.host,
+        port: opts.port,
+        sndbuf: opts.reverse ? undefined : opts.sndbuf,
+        reader: opts.reader,
+        onData: () => {}, // reverse counts what arrives (reader.bytes); forward sees the FIN
+      });
+      conn.socket.write(cookie);
+      streams.push({ index: i, id: streamId(i), conn, bytes: 0, lastBytes: 0 });
+    }
+    await expect(ctrl, State.TEST_START, where);
+    await expect(ctrl, State.TEST_RUNNING, where);
+
+    const started = performance.now();
+    const cpu0 = process.cpuUsage();
+    for (const s of streams) s.conn.sample(); // the first interval's limited % counts from here
+    let last = started;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      const dt = (now - last) / 1000;
+      last = now;
+      let bytes = 0;
+      const per = streams.map((s) => {
+        const b = count(s);
+        const d = b - s.lastBytes;
+        s.lastBytes = b;
+        bytes += d;
+        return { stream: s.index, id: s.id, bytes: d, bytesPerSecond: d / dt, ...s.conn.intervalStats() };
+      });
+      emit('interval', {
+        seconds: (now - started) / 1000,
+        intervalSeconds: dt,
+        bytes,
+        bytesPerSecond: bytes / dt,
+        ...limitedShare(per),
+        streams: per,
+      });
+    }, opts.intervalSeconds * 1000);
+    timer.unref();
+    try {
+      if (opts.reverse) await new Promise((r) => setTimeout(r, opts.seconds * 1000));
+      else {
+        await Promise.all(
+          streams.map(async (s) => {
+            await pump(s.conn.socket, new ZeroSource(), { seconds: opts.seconds }, s);
+          }),
+        );
+        // what the server counts at TEST_END is what it has read: let the last bytes arrive first
+        await Promise.all(streams.map((s) => acked(s.conn, s.bytes)));
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuUtil(process.cpuUsage(cpu0), seconds);
+    for (const s of streams) s.conn.socketStats(); // the last look at tcp_info while the test is on
+    ctrl.sendState(State.TEST_END);
+    await expect(ctrl, State.EXCHANGE_RESULTS, where);
+    ctrl.sendJson(
+      resultsDocument({
+        ...cpu,
+        senderHasRetransmits: opts.reverse ? -1 : 1,
+        streams: streams.map((s) => ({
+          id: s.id,
+          bytes: count(s),
+          retransmits: opts.reverse ? -1 : (s.conn.socketStats()?.totalRetrans ?? 0),
+          startSeconds: 0,
+          endSeconds: seconds,
+        })),
+      }),
+    );
+    const server = readResults(await ctrl.json());
+    await expect(ctrl, State.DISPLAY_RESULTS, where);
+    ctrl.sendState(State.IPERF_DONE);
+    // reverse: what the server had in flight at TEST_END still arrives; count it until it closes
+    await Promise.race([
+      Promise.all(
+        streams.map((s) => {
+          if (!opts.reverse) s.conn.socket.end();
+          return s.conn.closed;
+        }),
+      ),
+      new Promise((r) => setTimeout(r, ACK_WAIT_MS).unref()),
+    ]);
+    const bytes = streams.reduce((a, s) => a + count(s), 0);
+    const perStream = streams.map((s) => ({
+      stream: s.index,
+      id: s.id,
+      bytes: count(s),
+      ...streamSummary(s.conn),
+    }));
+    const serverBytes = server.streams.reduce((a, s) => a + s.bytes, 0);
+    const serverSeconds = Math.max(0, ...server.streams.map((s) => s.endSeconds - s.startSeconds));
+    return {
+      iperf3: true,
+      reverse: opts.reverse,
+      streams: opts.parallel,
+      size: opts.size,
+      bytes,
+      seconds,
+      bytesPerSecond: bytes / seconds,
+      ...limitedShare(perStream),
+      sndbuf: pinned === undefined ? 'auto' : pinned,
+      perStream,
+      server: {
+        host: where,
+        bytes: serverBytes,
+        seconds: serverSeconds,
+        bytesPerSecond: serverSeconds > 0 ? serverBytes / serverSeconds : 0,
+        retransmits: server.streams.reduce((a, s) => a + Math.max(0, s.retransmits), 0),
+        cpuUtilTotal: server.cpuUtilTotal,
+        ...(server.congestion ? { congestion: server.congestion } : {}),
+        ...(opts.reverse && pinned !== undefined ? { window: pinned } : {}),
+        streams: server.streams.map((s) => ({ id: s.id, bytes: s.bytes, retransmits: s.retransmits })),
+      },
+    };
+  } finally {
+    ctrl.conn.socket.destroy();
+    for (const s of streams) s.conn.socket.destroy();
+  }
+}

@@ -1,0 +1,105 @@
+// iperf3's control connection as awaitable reads: a state byte, a length-prefixed JSON document, or
+// n bytes. The bytes come through the connection's reader (onData) and wait in a queue until asked
+// for; a read that cannot be met rejects when the connection closes or its timeout passes.
+import { parseBoundedJson } from '../../policy/json.js';
+import type { TcpConnection } from '../../tcp/connection.js';
+import { encodeJson, encodeState, MAX_CONTROL_JSON_BYTES } from './protocol.js';
+
+export class ControlChannel {
+  private readonly chunks: Buffer[] = [];
+  private have = 0;
+  private waiter: { n: number; resolve: (b: Buffer) => void; reject: (e: Error) => void } | undefined;
+  private ended: Error | undefined;
+
+  constructor(
+    readonly conn: TcpConnection,
+    /** Seconds a read may wait (a peer that says nothing is given up on). */
+    private readonly timeoutSeconds = 60,
+  ) {
+    conn.onData = (chunk) => {
+      this.chunks.push(Buffer.from(chunk)); // a view valid only during the call
+      this.have += chunk.length;
+      this.serve();
+    };
+    conn.closed.then((err) => {
+      this.ended = err ?? new Error('the peer closed the control connection');
+      this.serve();
+    });
+  }
+
+  /** Bytes queued and not yet read. */
+  get pending(): number {
+    return this.have;
+  }
+
+  private serve(): void {
+    const w = this.waiter;
+    if (!w) return;
+    if (this.have >= w.n) {
+      this.waiter = undefined;
+      const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+      this.chunks.length = 0;
+      const rest = all.subarray(w.n);
+      if (rest.length) this.chunks.push(rest);
+      this.have = rest.length;
+      w.resolve(all.subarray(0, w.n));
+    } else if (this.ended) {
+      this.waiter = undefined;
+      w.reject(this.ended);
+    }
+  }
+
+  /** The next n bytes. One read at a time. */
+  read(n: number): Promise<Buffer> {
+    if (this.waiter) return Promise.reject(new Error('a control read is already waiting'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        reject(new Error(`no answer on the control connection within ${this.timeoutSeconds} s`));
+      }, this.timeoutSeconds * 1000);
+      timer.unref();
+      this.waiter = {
+        n,
+        resolve: (b) => {
+          clearTimeout(timer);
+          resolve(b);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.serve();
+    });
+  }
+
+  /** The next state byte (signed). */
+  async state(): Promise<number> {
+    return (await this.read(1)).readInt8(0);
+  }
+
+  /** The next JSON document; throws when its length is past MAX_CONTROL_JSON_BYTES or it is not JSON. */
+  async json(): Promise<unknown> {
+    const n = (await this.read(4)).readUInt32BE(0);
+    if (n > MAX_CONTROL_JSON_BYTES)
+      throw new Error(`a control JSON of ${n} bytes (more than ${MAX_CONTROL_JSON_BYTES})`);
+    const text = (await this.read(n)).toString('utf8');
+    try {
+      return parseBoundedJson(text);
+    } catch (e) {
+      throw new Error(`the peer's control JSON does not parse: ${(e as Error).message}`);
+    }
+  }
+
+  write(bytes: Uint8Array): void {
+    if (!this.conn.socket.destroyed) this.conn.socket.write(bytes);
+  }
+
+  sendState(state: number): void {
+    this.write(encodeState(state));
+  }
+
+  sendJson(doc: unknown): void {
+    this.write(encodeJson(doc));
+  }
+}

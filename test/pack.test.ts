@@ -1,0 +1,90 @@
+// The package as an application installs it: `npm pack`, then install the tarball into a scratch app
+// beside the app's own prom-client 14. The app's production tree has no chart.js (the report's copy
+// ships in dist), registerMetrics type-checks against the app's Registry and fills it, and require()
+// loads sockbuf from CommonJS. Runs against dist (npm test builds first); dependencies come from npm's
+// cache when it has them (--prefer-offline), else from the registry.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+
+test('npm pack → install into a scratch app: no chart.js in production, registerMetrics fits prom-client 14', {
+  timeout: 90_000,
+}, () => {
+  assert.ok(existsSync(join(ROOT, 'dist/index.js')), 'dist/index.js: run npm run build');
+  const app = mkdtempSync(join(tmpdir(), 'sockbuf-app-'));
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(cmd, args, {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  try {
+    // dist is built already: no prepare script on pack, no install scripts in the app
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', app], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
+    );
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'app', version: '1.0.0', private: true }),
+    );
+    run('npm', [
+      'install',
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      join(app, packed.filename),
+      'prom-client@14',
+    ]);
+
+    const tree = run('npm', ['ls', '--omit=dev', '--all', '--parseable']);
+    assert.match(tree, /node_modules\/sockbuf$/m, 'sockbuf installed');
+    assert.doesNotMatch(tree, /chart\.js/, 'chart.js in the production tree');
+    assert.ok(existsSync(join(app, 'node_modules/sockbuf/dist/bench/report/chart.umd.min.js')));
+
+    writeFileSync(
+      join(app, 'app.ts'),
+      `import { Registry } from 'prom-client';
+import { registerMetrics } from 'sockbuf';
+const registry = new Registry();
+registerMetrics(registry);
+registry.metrics().then((text) => console.log(text));
+`,
+    );
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        outDir: 'out',
+        skipLibCheck: false,
+        typeRoots: [join(ROOT, 'node_modules/@types')],
+        types: ['node'],
+      },
+      files: ['app.ts'],
+    };
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+    run(process.execPath, [TSC, '-p', '.']); // throws with tsc's errors on stdout if it does not type-check
+    assert.match(run('npm', ['ls', 'prom-client', '--depth=0']), /prom-client@14\./);
+    const out = run(process.execPath, ['out/app.js']);
+    assert.match(out, /# TYPE sockbuf_udp_received_total counter/);
+
+    const cjs = run(process.execPath, ['-e', "console.log(typeof require('sockbuf').registerMetrics)"]);
+    assert.equal(cjs.trim(), 'function');
+  } finally {
+    rmSync(app, { recursive: true, force: true });
+  }
+});
