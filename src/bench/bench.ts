@@ -3,7 +3,7 @@
 // `sockbuf bench NAME` is this plus printing, and the quick suite runs its entries through it too.
 import { labFromEnv } from '../lab/lab.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { parseCount, parseDuration, UsageError } from '../policy/units.js';
+import { durationMs, parseCount, UsageError } from '../policy/units.js';
 import { benchRow, resultsDocument } from './document.js';
 import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
 import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
@@ -27,7 +27,7 @@ export interface BenchOptions {
   lab?: string;
   /** The far end's `sockbuf serve`, HOST[:PORT] (the token from SOCKBUF_TOKEN). */
   remote?: string;
-  /** Per run: seconds, or a duration such as `'30s'` (default: the scenario's, else 60 s). */
+  /** Per run: milliseconds, or a duration such as `'30s'` (default: the scenario's, else 60 s). */
   timeout?: number | string;
   /** Figures the results must reach, such as `adaptive/data >= 1.3` (see `check()`). */
   expect?: string[];
@@ -83,9 +83,7 @@ export async function prepareBench(
   const timeoutSeconds =
     opts.timeout === undefined
       ? (s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS)
-      : typeof opts.timeout === 'number'
-        ? opts.timeout
-        : parseDuration(opts.timeout, '--timeout');
+      : durationMs(opts.timeout, '--timeout') / 1000;
   if (!(timeoutSeconds > 0))
     throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
   return { scenario: s, params, repeat, timeoutSeconds, expects };

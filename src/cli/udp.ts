@@ -78,8 +78,11 @@ export function registerSinkUdp(sink: Command): void {
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
-      const duration = o.duration === undefined ? undefined : parseDuration(o.duration, '--duration');
-      const idle = o.idle === undefined ? undefined : parseDuration(o.idle, '--idle');
+      // the library's plain numbers are milliseconds
+      const ms = (v: string | undefined, flag: string) =>
+        v === undefined ? undefined : parseDuration(v, flag) * 1e3;
+      const duration = ms(o.duration, '--duration');
+      const idle = ms(o.idle, '--idle');
       const r = await runUdpSink(
         {
           listen,
@@ -87,13 +90,13 @@ export function registerSinkUdp(sink: Command): void {
           sockets: parseCount(o.sockets, '--sockets', 1, 64),
           batch: parseCount(o.batch, '--batch', 1, 1024),
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
-          coalesce: parseDuration(o.coalesce, '--coalesce'),
+          coalesce: ms(o.coalesce, '--coalesce'),
           rcvbuf: parseSize(o.rcvbuf, '--rcvbuf'),
           onFull: o.onFull,
           gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
           duration,
           idle,
-          warmUp: parseDuration(o.warmUp, '--warm-up'),
+          warmUp: ms(o.warmUp, '--warm-up'),
           signal: stopSignal(),
         },
         {
@@ -157,7 +160,7 @@ export function registerBlastUdp(blast: Command): void {
         gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
       });
       try {
-        const r = await sender.run({ duration, signal: stopSignal() });
+        const r = await sender.run({ duration: duration * 1e3, signal: stopSignal() });
         await sender.sendTrailer();
         if (o.json) return event('result', { to: formatHostPort(to), sndbuf: sender.sndbuf, ...r });
         printPairs([

@@ -5,6 +5,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseListen } from '../policy/address.js';
+import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { createUdpSender } from '../udp/sender.js';
@@ -12,14 +13,15 @@ import { type SequenceReport, SequenceTracker } from './udp-tracker.js';
 
 export interface UdpSinkOptions extends UdpReceiverOptions {
   receiver?: 'batch' | 'dgram';
-  /** Stop after this many seconds. */
-  duration?: number;
-  /** Stop when nothing arrived for this many seconds (counted from the first datagram). */
-  idle?: number;
-  /** Seconds of datagrams sent to itself before ready, to warm the receive path up (default 0.5; 0: none). */
-  warmUp?: number;
-  /** Seconds between interval reports (default 1). */
-  interval?: number;
+  // Durations: milliseconds, or a string with its unit ('1.5s').
+  /** Stop after this long. */
+  duration?: number | string;
+  /** Stop when nothing arrived for this long (counted from the first datagram). */
+  idle?: number | string;
+  /** How long to send datagrams to itself before ready, to warm the receive path up (default '500ms'; 0: none). */
+  warmUp?: number | string;
+  /** Time between interval reports (default '1s'). */
+  interval?: number | string;
   signal?: AbortSignal;
 }
 
@@ -177,9 +179,15 @@ function account(
 
 /** Receives until a stop rule fires; resolves to the totals. */
 export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
+  const ms = (v: number | string | undefined, name: string) =>
+    v === undefined ? undefined : durationMs(v, name);
+  const durationMsOpt = ms(o.duration, 'duration');
+  const idleMs = ms(o.idle, 'idle');
+  const warmUpMs = ms(o.warmUp, 'warmUp') ?? WARM_UP_SECONDS * 1000;
+  const every = ms(o.interval, 'interval') ?? 1000;
   const real = new SequenceTracker();
   // the warm-up's datagrams go to a tracker that is thrown away
-  let tracker = o.warmUp === 0 ? real : new SequenceTracker();
+  let tracker = warmUpMs === 0 ? real : new SequenceTracker();
   let trailers = 0;
   let first = 0;
   let last = 0;
@@ -251,7 +259,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
       ready.host,
       ready.port,
       ready.gro,
-      o.warmUp ?? WARM_UP_SECONDS,
+      warmUpMs / 1000,
       ready.rcvbuf,
       // taken from the kernel: handed over, or in the ring
       () => stats().received + (stats().queued ?? 0),
@@ -268,7 +276,6 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
 
   // The stop rules, checked every 50 ms; interval reports on their own clock.
   const t0 = performance.now();
-  const every = (o.interval ?? 1) * 1e3;
   let lastReport = t0;
   let lastReceived = 0;
   await new Promise<void>((resolve) => {
@@ -289,8 +296,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
       const nowUs = (performance.timeOrigin + now) * 1e3;
       const stop =
         o.signal?.aborted ||
-        (o.duration !== undefined && now - t0 >= o.duration * 1e3) ||
-        (o.idle !== undefined && first > 0 && nowUs - last >= o.idle * 1e6);
+        (durationMsOpt !== undefined && now - t0 >= durationMsOpt) ||
+        (idleMs !== undefined && first > 0 && nowUs - last >= idleMs * 1e3);
       if (stop) {
         clearInterval(timer);
         resolve();

@@ -117,6 +117,17 @@ export function parseDuration(value: string, option = 'duration'): number {
   return n;
 }
 
+/**
+ * Milliseconds from a library option, as Node's own options take them: a plain number is milliseconds,
+ * a string carries its unit (`'250us'`, `'2ms'`, `'1.5s'`). The CLI's flags always carry a unit.
+ */
+export function durationMs(value: number | string, option: string): number {
+  if (typeof value !== 'number') return parseDuration(value, option) * 1000;
+  if (!(Number.isFinite(value) && value >= 0))
+    fail(option, String(value), 'milliseconds (a number ≥ 0) or a duration such as 2ms or 1.5s');
+  return value;
+}
+
 /** parseDuration for options that must be longer than zero (--duration, --interval). */
 export function parsePositiveDuration(value: string, option: string): number {
   const n = parseDuration(value, option);

@@ -24,8 +24,8 @@ export class FrameError extends Error {
   }
 }
 
-/** Called with each payload; return `false` to stop decoding after this frame. */
-export type FrameHandler = (payload: Uint8Array) => boolean | undefined;
+/** Called with each payload; return `false` to stop decoding after this frame (returning nothing goes on). */
+export type FrameHandler = (payload: Uint8Array) => unknown;
 
 function readU32(b: Uint8Array, o: number): number {
   return ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
@@ -131,7 +131,7 @@ export class FrameDecoder {
     return len;
   }
 
-  private emit(payload: Uint8Array): boolean | undefined {
+  private emit(payload: Uint8Array): unknown {
     this.frames++;
     return this.onFrame(payload);
   }

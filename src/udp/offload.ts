@@ -27,5 +27,11 @@ function decide(option: OffloadOption, available: boolean, name: string): boolea
   return true;
 }
 
+/** Why GRO is unavailable here, in words (for a receiver whose gro: 'auto' stayed off). */
+export const groRefusal = () =>
+  process.env.SOCKBUF_DISABLE_GRO === '1' && probed?.gro
+    ? 'SOCKBUF_DISABLE_GRO=1'
+    : 'this kernel refuses UDP_GRO';
+
 export const groAvailable = (o: OffloadOption) => decide(o, udpOffload().gro, 'gro');
 export const gsoAvailable = (o: OffloadOption) => decide(o, udpOffload().segment, 'gso');

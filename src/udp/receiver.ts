@@ -11,7 +11,7 @@ import { trackSource } from '../observe/tracked.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
-import { EnvironmentError, parseDuration, parseSize, UsageError } from '../policy/units.js';
+import { durationMs, EnvironmentError, parseSize, UsageError } from '../policy/units.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
 import { SysError } from '../sys/errors.js';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
@@ -20,7 +20,7 @@ import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../s
 import { spawnWorker } from '../sys/worker.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
-import { groAvailable } from './offload.js';
+import { groAvailable, groRefusal } from './offload.js';
 import type { ReaderData } from './reader-worker.js';
 import {
   bucketLabel,
@@ -43,7 +43,7 @@ export interface UdpReceiverOptions {
   batch?: number;
   /** Bytes per message slot (default 2048, or 64 KiB with GRO). A larger datagram is counted as truncated, never delivered. */
   slot?: number | string;
-  /** Keep filling a batch until it is full or this long has passed since its first datagram (default 1ms; 0: hand over what one drain gives). */
+  /** Keep filling a batch until it is full or this long has passed since its first datagram: milliseconds, or a string with its unit (default '1ms'; 0: hand over what one drain gives). */
   coalesce?: number | string;
   /** Receive buffer target as getsockopt reports it (default 8MiB). */
   rcvbuf?: number | string;
@@ -105,6 +105,8 @@ export interface UdpReceiverStats {
   /** JavaScript steps per datagram: batches / received. */
   jsCallsPerDatagram: number;
   gro: boolean;
+  /** Why gro: 'auto' left GRO off (slots below 64 KiB, the kernel refused, SOCKBUF_DISABLE_GRO=1); absent when it is on or was not asked for. */
+  groOff?: string;
   sockets: number;
 }
 
@@ -180,6 +182,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     },
     entries: number,
     gro: boolean,
+    private readonly groOff?: string,
   ) {
     this.gro = gro;
     this.addresses = o.addresses;
@@ -460,6 +463,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       readerMessages: r.messages - b.messages,
       jsCallsPerDatagram: delivered ? batches / delivered : 0,
       gro: this.gro,
+      ...(this.groOff === undefined ? {} : { groOff: this.groOff }),
       sockets: this.fds.length,
     };
   }
@@ -512,6 +516,8 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     return this.closing;
   }
 }
+let warnedGroOff = false;
+
 /**
  * Makes the sockets, applies the buffer policy and binds. The reader threads (one per socket) start at
  * the first batch asked for, or at start().
@@ -522,17 +528,23 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
     options.slot === undefined ? undefined : checkRange('slot', sizeOpt(options.slot, 0, 'slot'), 1, 65536);
   // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
   const groOpt = options.gro ?? 'auto';
-  const gro = groAvailable(groOpt === 'auto' && asked !== undefined && asked < 65536 ? false : groOpt);
+  const smallSlots = asked !== undefined && asked < 65536;
+  const gro = groAvailable(groOpt === 'auto' && smallSlots ? false : groOpt);
+  const groOff =
+    groOpt !== 'auto' || gro
+      ? undefined
+      : smallSlots
+        ? `slot ${asked} B is below the 64 KiB a GRO message may need`
+        : groRefusal();
+  if (groOff !== undefined && !warnedGroOff) {
+    warnedGroOff = true;
+    process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${groOff}`, { code: 'SOCKBUF_GRO_OFF' });
+  }
   const slot = asked ?? (gro ? 65536 : 2048);
   if (gro && slot < 65536) throw new UsageError(`invalid value for slot: '${slot}' (GRO needs 64 KiB slots)`);
   const batch = checkRange('batch', options.batch ?? 64, 1, 1024);
   const sockets = checkRange('sockets', options.sockets ?? 1, 1, 64);
-  const coalesce =
-    options.coalesce === undefined
-      ? 1e-3
-      : typeof options.coalesce === 'number'
-        ? options.coalesce
-        : parseDuration(options.coalesce, 'coalesce');
+  const coalesce = options.coalesce === undefined ? 1e-3 : durationMs(options.coalesce, 'coalesce') / 1000;
   const rcvbuf = sizeOpt(options.rcvbuf, 8 * 1024 * 1024, 'rcvbuf');
   const onFull = options.onFull ?? 'wait';
   if (onFull !== 'drop' && onFull !== 'wait')
@@ -553,5 +565,6 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
     },
     entries,
     gro,
+    groOff,
   );
 }

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
-import { parseBitRate, parsePacketRate, parseSize, UsageError } from '../policy/units.js';
+import { durationMs, parseBitRate, parsePacketRate, parseSize, UsageError } from '../policy/units.js';
 import {
   EAGAIN,
   EINVAL,
@@ -253,14 +253,19 @@ export class UdpSender {
   }
 
   /**
-   * Sends until `duration` seconds have passed or `count` datagrams went (whichever comes first), or
-   * the signal aborts. Yields to the event loop at least every 2 ms.
+   * Sends until `duration` has passed (milliseconds, or a string with its unit: '1.5s') or `count`
+   * datagrams went (whichever comes first), or the signal aborts. Yields to the event loop at least
+   * every 2 ms.
    */
-  async run(opts: { duration?: number; count?: number; signal?: AbortSignal } = {}): Promise<UdpSendResult> {
+  async run(
+    opts: { duration?: number | string; count?: number; signal?: AbortSignal } = {},
+  ): Promise<UdpSendResult> {
     if (opts.duration === undefined && opts.count === undefined)
       throw new UsageError('a send needs a duration or a count');
     const t0 = performance.now() / 1e3;
-    const end = t0 + (opts.duration ?? Number.POSITIVE_INFINITY);
+    const end =
+      t0 +
+      (opts.duration === undefined ? Number.POSITIVE_INFINITY : durationMs(opts.duration, 'duration') / 1e3);
     const limit = opts.count ?? Number.POSITIVE_INFINITY;
     const sent0 = this.sent;
     const bytes0 = this.bytes;

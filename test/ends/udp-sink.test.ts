@@ -16,13 +16,13 @@ for (const receiver of ['batch', 'dgram'] as const) {
     // Stops by itself once nothing came for a while (a loaded machine can hold datagrams in flight
     // for a good fraction of a second, so no fixed wait after the trailer).
     const result = runUdpSink(
-      { listen: '127.0.0.1:0', receiver, gro: false, interval: 0.1, idle: 1.5 },
+      { listen: '127.0.0.1:0', receiver, gro: false, interval: 100, idle: '1.5s' },
       {
         onReady: (info) => {
           port = info.port;
           const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '20k', flows: 2 });
           sending = s
-            .run({ count: 3000, duration: 5 })
+            .run({ count: 3000, duration: '5s' })
             .then(() => s.sendTrailer(2, 10))
             .finally(() => s.close());
         },
@@ -49,11 +49,11 @@ for (const receiver of ['batch', 'dgram'] as const) {
 
 test('runUdpSink stops by itself after --idle once datagrams came', async () => {
   const r = await runUdpSink(
-    { listen: '127.0.0.1:0', gro: false, idle: 0.2 },
+    { listen: '127.0.0.1:0', gro: false, idle: 200 },
     {
       onReady: (info) => {
         const s = createUdpSender({ to: `127.0.0.1:${info.port}`, size: 64, rate: '10k' });
-        s.run({ count: 100, duration: 5 }).finally(() => s.close());
+        s.run({ count: 100, duration: '5s' }).finally(() => s.close());
       },
     },
   );
@@ -113,7 +113,16 @@ for (const onFull of ['wait', 'drop'] as const) {
     let sending: Promise<{ sent: number }> = Promise.resolve({ sent: 0 });
     try {
       const r = await runUdpSink(
-        { listen: '127.0.0.1:0', gro: false, onFull, ring: 2, batch: 8, rcvbuf: '256K', warmUp: 0, idle: 1 },
+        {
+          listen: '127.0.0.1:0',
+          gro: false,
+          onFull,
+          ring: 2,
+          batch: 8,
+          rcvbuf: '256K',
+          warmUp: 0,
+          idle: 1000,
+        },
         {
           onReady: (info) => {
             sending = blast(info.port, '1s');
@@ -157,7 +166,7 @@ test("the warm-up never outruns the receiver: it adds nothing to the host's Udp 
         return Number(l[1].split(/\\s+/)[l[0].split(/\\s+/).indexOf('RcvbufErrors')]);
       };
       const before = errors();
-      for (const gro of [false, true]) await runUdpSink({ listen: '127.0.0.1:0', gro, warmUp: 0.5, duration: 0.1 });
+      for (const gro of [false, true]) await runUdpSink({ listen: '127.0.0.1:0', gro, warmUp: '0.5s', duration: 100 });
       console.log(errors() - before);
     `;
     const out = execFileSync(

@@ -37,7 +37,7 @@ test('a consumer stalled 5 s under load (onFull: drop): the reader keeps reading
   });
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
   try {
-    const sending = s.run({ duration: (STALL_MS + 1500) / 1000 });
+    const sending = s.run({ duration: STALL_MS + 1500 });
     await inStall;
     await sleep(1000);
     const early = r.stats();

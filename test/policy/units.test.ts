@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  durationMs,
   formatBitRate,
   formatSize,
   parseBitRate,
@@ -71,4 +72,17 @@ test('parsePositiveDuration refuses zero, naming the option', async () => {
   const { parsePositiveDuration } = await import('../../src/policy/units.js');
   assert.equal(parsePositiveDuration('250ms', '--interval'), 0.25);
   assert.throws(() => parsePositiveDuration('0s', '--duration'), /--duration: '0s' \(expected more than 0\)/);
+});
+
+test('library durations: a plain number is milliseconds, a string carries its unit (as Node takes them)', () => {
+  assert.equal(durationMs(1, 'coalesce'), 1);
+  assert.equal(durationMs(0, 'warmUp'), 0);
+  assert.equal(durationMs('1.5s', 'duration'), 1500);
+  assert.equal(durationMs('250us', 'coalesce'), 0.25);
+  assert.throws(
+    () => durationMs(-1, 'idle'),
+    (e: Error) => e instanceof UsageError && /idle: '-1'/.test(e.message),
+  );
+  assert.throws(() => durationMs(Number.NaN, 'idle'), UsageError);
+  assert.throws(() => durationMs('5', 'duration'), /duration: '5'/); // a string needs its unit
 });

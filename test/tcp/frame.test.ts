@@ -63,9 +63,9 @@ for (const seed of [1, 2, 3, 42, 1234, 99991, 20261130]) {
 test('a frame in one read is handed over as a view, not a copy', () => {
   const chunk = Buffer.concat([encodeFrame(Buffer.from('hello')), encodeFrame(Buffer.from('world'))]);
   const views: Uint8Array[] = [];
+  // a handler that returns nothing type-checks (tsc compiles this file) and decoding goes on
   new FrameDecoder((p) => {
     views.push(p);
-    return true;
   }).push(chunk);
   assert.equal(views.length, 2);
   assert.equal(views[0].buffer, chunk.buffer);

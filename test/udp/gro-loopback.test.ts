@@ -74,7 +74,7 @@ test('GSO sender into a GRO receiver: every sequence number arrives exactly once
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '300k', gso: true, batch: 4 });
   try {
     assert.ok(s.usingGso);
-    const res = await s.run({ count: 30_000, duration: 10 });
+    const res = await s.run({ count: 30_000, duration: '10s' });
     assert.equal(res.sent, 30_000);
     assert.equal(res.gso, true);
     await until(() => r.stats().received >= res.sent || r.stats().kernelDrops > 0);
@@ -97,11 +97,11 @@ test('GSO sender into a GRO receiver: every sequence number arrives exactly once
 
 test('with GRO the sink says kernel drops count coalesced messages, and loss comes from sequence numbers', async () => {
   const r = await runUdpSink(
-    { listen: '127.0.0.1:0', gro: true, idle: 1 },
+    { listen: '127.0.0.1:0', gro: true, idle: 1000 },
     {
       onReady: (info) => {
         const s = createUdpSender({ to: `127.0.0.1:${info.port}`, size: 64, rate: '100k', gso: true });
-        s.run({ count: 2000, duration: 5 })
+        s.run({ count: 2000, duration: '5s' })
           .then(() => s.sendTrailer(1, 0))
           .finally(() => s.close());
       },
@@ -124,7 +124,7 @@ test('a kernel that refuses UDP_GRO / UDP_SEGMENT (forced off): auto falls back,
     assert.equal(r.layout.slot, 2048, 'without GRO the slots are the plain default');
     const c = consume(r);
     const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', gso: 'auto' });
-    const res = await s.run({ count: 1000, duration: 5 });
+    const res = await s.run({ count: 1000, duration: '5s' });
     s.close();
     assert.equal(res.gso, false);
     assert.match(String(res.gsoFallback), /refuses UDP_SEGMENT/);
@@ -147,7 +147,7 @@ test('GSO refused at send time (EINVAL: no UDP checksum, as on a NIC without off
   const warnings: string[] = [];
   s.onWarning = (m) => warnings.push(m);
   try {
-    const res = await s.run({ count: 500, duration: 5 });
+    const res = await s.run({ count: 500, duration: '5s' });
     assert.equal(res.sent, 500);
     assert.equal(res.gso, false);
     assert.equal(res.gsoFallback, 'EINVAL');

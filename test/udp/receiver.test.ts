@@ -108,7 +108,7 @@ test('a steady flow is read in batches, not a recvmmsg call per datagram or two'
   const c = consume(r);
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
   try {
-    const res = await s.run({ count: 25_000, duration: 5 });
+    const res = await s.run({ count: 25_000, duration: '5s' });
     await until(
       () => r.stats().received + r.stats().kernelDrops + r.stats().userspaceDrops >= res.sent,
       10_000,
@@ -166,7 +166,7 @@ test('flood past a slow consumer: alive, bounded memory, sent = received + kerne
   try {
     const oversize = 10;
     const [res] = await Promise.all([
-      s.run({ duration: SLOW ? 30 : 1.5, count: SLOW ? 1e9 : 400_000 }),
+      s.run({ duration: SLOW ? '30s' : '1.5s', count: SLOW ? 1e9 : 400_000 }),
       sendRaw(
         '127.0.0.1',
         r.port,
@@ -195,7 +195,7 @@ test('close() during a flood returns and ends the iteration', async () => {
   const c = consume(r);
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
   const ac = new AbortController();
-  const sending = s.run({ duration: 5, signal: ac.signal });
+  const sending = s.run({ duration: 5000, signal: ac.signal });
   await until(() => r.stats().received > 1000);
   await r.close();
   const got = await c.done;
@@ -229,7 +229,7 @@ for (const onFull of ['drop', 'wait'] as const) {
     });
     const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '100k' });
     try {
-      const res = await s.run({ duration: (stallMs + 400) / 1000 });
+      const res = await s.run({ duration: stallMs + 400 });
       await until(() => accounted(r) === res.sent && r.stats().queued === 0);
       await r.close();
       await c.done;
@@ -255,7 +255,7 @@ test('SO_REUSEPORT sockets share a port; many flows spread over them', async () 
   });
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', flows: 16, batch: 4 });
   try {
-    const res = await s.run({ count: 4000, duration: 5 });
+    const res = await s.run({ count: 4000, duration: '5s' });
     await until(() => per[0] + per[1] >= res.sent);
     assert.equal(per[0] + per[1], res.sent);
     assert.ok(per[0] > 0 && per[1] > 0, `both sockets received: ${per}`);
@@ -264,4 +264,37 @@ test('SO_REUSEPORT sockets share a port; many flows spread over them', async () 
     await r.close();
     await c.done;
   }
+});
+
+test("gro 'auto' that stays off says why in stats() (groOff) and once as a process warning", async () => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  try {
+    const a = await createUdpReceiver({ listen: '127.0.0.1:0', slot: 2048 });
+    const b = await createUdpReceiver({ listen: '127.0.0.1:0', slot: 2048 });
+    const off = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false });
+    try {
+      assert.equal(a.gro, false);
+      assert.match(a.stats().groOff ?? '', /slot 2048 B is below the 64 KiB/);
+      assert.equal(off.stats().groOff, undefined, 'gro: false asked for: no reason to give');
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      const ours = warnings.filter((w) => (w as { code?: string }).code === 'SOCKBUF_GRO_OFF');
+      assert.equal(ours.length, 1, 'warned once for two receivers');
+      assert.match(ours[0].message, /gro 'auto' left UDP_GRO off: slot 2048 B/);
+    } finally {
+      await Promise.all([a.close(), b.close(), off.close()]);
+    }
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
+
+test('coalesce: a plain number is milliseconds, a string carries its unit', async () => {
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, coalesce: 2 });
+  await r.close();
+  await assert.rejects(
+    createUdpReceiver({ listen: '127.0.0.1:0', gro: false, coalesce: '2' }),
+    /coalesce: '2'/,
+  );
 });

@@ -29,7 +29,7 @@ test('a counted send: every datagram numbered once per flow, the trailer tells t
   const c = consume(r);
   const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 100, rate: '200k', flows: 3, batch: 7 });
   try {
-    const res = await s.run({ count: 5000, duration: 10 });
+    const res = await s.run({ count: 5000, duration: '10s' });
     assert.equal(res.sent, 5000);
     assert.equal(res.bytes, 500_000);
     assert.equal(res.sendErrors, 0);
@@ -54,7 +54,7 @@ test('sending to a port nobody listens on counts the refusals as send errors', a
   await r.close();
   const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '10k', batch: 1 });
   try {
-    const res = await s.run({ count: 50, duration: 0.5 });
+    const res = await s.run({ count: 50, duration: 500 });
     assert.ok(res.sendErrors > 0, 'ICMP port unreachable makes the connected socket refuse');
     assert.ok(res.sendErrorsByCode.ECONNREFUSED > 0);
   } finally {
@@ -70,7 +70,7 @@ test('a paced GSO send goes out in whole super-datagrams, not a few datagrams pe
   const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '200k', gso: true });
   try {
     assert.equal(s.usingGso, true);
-    const res = await s.run({ count: 64_000, duration: 10 });
+    const res = await s.run({ count: 64_000, duration: '10s' });
     assert.equal(res.sent, 64_000);
     // 64 datagrams per send when whole; pacing alone sent what was due every few microseconds
     assert.ok(res.sendCalls * 32 <= res.sent, JSON.stringify(res));
