@@ -128,8 +128,14 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     }
   });
   quiet(interrupted);
-  const start = (role: Role, cmd: EndCommand, vars: Record<string, unknown>): EndProcess => {
-    const p = new EndProcess(role, placement.command(role, endSpawnSpec(cmd, vars)));
+  const start = (
+    role: Role,
+    cmd: EndCommand,
+    vars: Record<string, unknown>,
+    env?: Record<string, string>,
+  ): EndProcess => {
+    const spec = endSpawnSpec(cmd, vars);
+    const p = new EndProcess(role, placement.command(role, env ? { ...spec, env } : spec));
     procs.push(p);
     return p;
   };
@@ -153,6 +159,10 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
       ),
       interrupted,
     ]);
+    // a serve far end's secret (remote placement): the sender's hellos carry it, from its environment
+    // (never argv); it is not kept with the results
+    const secret = typeof ready.secret === 'string' ? ready.secret : undefined;
+    delete ready.secret;
     rx.out.ready = ready;
 
     stage = 'the sender to finish';
@@ -164,7 +174,7 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     } catch (err) {
       throw new RunFailure(`cannot start the sender: ${(err as Error).message}`, 'sender');
     }
-    const tx = start('sender', ends.sender, senderVars);
+    const tx = start('sender', ends.sender, senderVars, secret ? { SOCKBUF_SECRET: secret } : undefined);
     // The receiver may finish first (its work done, exit 0); any other exit of either end fails.
     const rxEarly = quiet(
       rx.closed.then(() => {

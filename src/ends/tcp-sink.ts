@@ -28,6 +28,8 @@ export interface FarEndLimits {
   maxFrame: number;
   /** Connections of the test. */
   maxStreams: number;
+  /** The client's address as the control connection saw it (a UDP far end counts only its datagrams). */
+  peer?: string;
 }
 
 /** The environment variable that carries FarEndLimits (JSON) from serve to its far end. */
@@ -59,6 +61,7 @@ export function parseFarEnd(text: string): FarEndLimits {
     maxSeconds: v.maxSeconds as number,
     maxFrame: v.maxFrame as number,
     maxStreams: v.maxStreams as number,
+    ...(typeof v.peer === 'string' && v.peer.length <= 64 ? { peer: v.peer } : {}),
   };
 }
 

@@ -56,6 +56,8 @@ export class FarEnd extends Child {
       let counted = 0;
       this.listener = (line) => {
         if (line.event === 'ready' && typeof line.port === 'number') done(line.port);
+        else if (line.event === 'stopped' && typeof line.reason === 'string')
+          this.stopped ??= line.reason.slice(0, 200); // the far end cut the test at one of the caps
         else if (typeof line.bytes === 'number') {
           if (line.event === 'interval') counted += line.bytes;
           const bytes = Math.max(counted, line.bytes);

@@ -114,6 +114,8 @@ export interface ReadyReply {
   kind: Kind;
   /** Where the far end listens, as the server sees it (the client connects to the server's host). */
   port: number;
+  /** The test's secret: every data connection's hello must carry it (SOCKBUF_SECRET for blast). */
+  secret?: string;
 }
 export interface ResultReply {
   type: 'result';

@@ -50,6 +50,8 @@ export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS
         host: o.server.host,
         port: ready.port,
         server: formatHostPort(o.server),
+        // the sender's hellos must carry it (the bench runner hands it over as SOCKBUF_SECRET)
+        ...(ready.secret === undefined ? {} : { secret: ready.secret }),
       }),
     );
     const done = () => client.done();

@@ -22,9 +22,24 @@ type ParamType =
   | 'buffer' // 'auto' or a size ≤ 1 GiB
   | 'rate' // 'max', datagrams/s or bit/s; finite and > 0
   | 'count' // 1 … 1024
+  | 'streams' // 1 … MAX_STREAMS (blast --parallel)
+  | 'sockets' // 1 … 64 (sink udp --sockets)
   | 'short' // seconds, 0 … 1 s (a coalescing window)
-  | 'word' // a short token such as `adaptive:min=512,max=256K` or `batch`; true = the option alone
+  | 'word' // a short token such as `adaptive:min=512,max=256K` (the far end parses it)
+  | 'receiver' // batch | dgram
+  | 'on-full' // drop | wait
+  | 'gro' // on | off | auto, or true: the option alone (auto)
   | 'flag'; // true / false
+
+/** The most streams (connections) of one TCP test: blast --parallel's cap. */
+export const MAX_STREAMS = 128;
+/** A word never starts with '-': it cannot be taken for an option of the far end. */
+const WORD = /^[A-Za-z0-9][A-Za-z0-9:=,._]{0,63}$/;
+const WORDS: Partial<Record<ParamType, readonly string[]>> = {
+  receiver: ['batch', 'dgram'],
+  'on-full': ['drop', 'wait'],
+  gro: ['on', 'off', 'auto'],
+};
 
 interface KindSpec {
   /** Parameters handed to the far end as `--name value`. */
@@ -46,7 +61,7 @@ const TCP_TEST: Record<string, ParamType> = {
   bytes: 'bytes',
   size: 'size',
   sndbuf: 'buffer',
-  parallel: 'count',
+  parallel: 'streams',
   reverse: 'flag',
   inflight: 'count',
 };
@@ -70,16 +85,16 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   },
   udp: {
     far: {
-      receiver: 'word',
-      sockets: 'count',
+      receiver: 'receiver',
+      sockets: 'sockets',
       batch: 'count',
       slot: 'size',
       coalesce: 'short',
       rcvbuf: 'buffer',
-      'on-full': 'word',
+      'on-full': 'on-full',
       duration: 'duration',
       idle: 'interval',
-      gro: 'word',
+      gro: 'gro',
     },
     test: { rate: 'rate', size: 'size', flows: 'count', sndbuf: 'buffer', gso: 'flag' },
     maxMessage: 65507,
@@ -98,15 +113,13 @@ export interface TestRequest {
   kind: Kind;
   /** As sent, every key known and every value within the limits. */
   params: Record<string, ParamValue>;
-  /** The parameters the far end takes, in the order sent. */
+  /** The parameters the far end takes, in the order sent, as validated (base units, see checkParam). */
   farParams: Record<string, ParamValue>;
   /** The test's duration in seconds when it has one (the server's deadline is derived from it). */
   durationSeconds?: number;
 }
 
 export type Request = { type: 'hello' } | TestRequest | { type: 'done' };
-
-const WORD = /^[A-Za-z0-9][A-Za-z0-9:=,._]{0,63}$/;
 
 function refuse(message: string): never {
   throw new ProtocolError('refused', message);
@@ -122,7 +135,7 @@ export function checkParam(
 ): number | string | boolean {
   const shown = typeof value === 'string' ? `'${value.slice(0, 80)}'` : String(value);
   const wrong = (expected: string): never => refuse(`parameter ${name}: ${shown} is not ${expected}`);
-  if (type === 'flag' || (type === 'word' && typeof value === 'boolean')) {
+  if (type === 'flag' || (type === 'gro' && typeof value === 'boolean')) {
     if (typeof value !== 'boolean') wrong('true or false');
     return value as boolean;
   }
@@ -136,7 +149,14 @@ export function checkParam(
     switch (type) {
       case 'word':
         if (typeof value !== 'string' || !WORD.test(value)) wrong('a word such as adaptive:max=256K');
+        return value;
+      case 'receiver':
+      case 'on-full':
+      case 'gro': {
+        const words = WORDS[type] as readonly string[];
+        if (typeof value !== 'string' || !words.includes(value)) wrong(`one of ${words.join(', ')}`);
         return value as string;
+      }
       case 'short': {
         const s = asNumber(parseDuration);
         if (!(s >= 0 && s <= 1)) wrong('a duration from 0 to 1s');
@@ -178,9 +198,12 @@ export function checkParam(
         if (!(n > 0) || n > 1e12) wrong("a positive rate such as 100k, 1gbit or 'max'");
         return n;
       }
-      case 'count': {
-        const n = typeof value === 'number' ? value : parseCount(str, name, 1, 1024);
-        if (!Number.isInteger(n) || n < 1 || n > 1024) wrong('a whole number from 1 to 1024');
+      case 'count':
+      case 'streams':
+      case 'sockets': {
+        const max = type === 'count' ? 1024 : type === 'streams' ? MAX_STREAMS : 64;
+        const n = typeof value === 'number' ? value : parseCount(str, name, 1, max);
+        if (!Number.isInteger(n) || n < 1 || n > max) wrong(`a whole number from 1 to ${max}`);
         return n;
       }
     }
@@ -244,13 +267,28 @@ export function parseRequest(line: string, limits: Limits, token?: string): Requ
       );
     const checked = checkParam(name, type, value, limits, spec.maxMessage);
     out.params[name] = value as ParamValue;
-    if (Object.hasOwn(spec.far, name)) out.farParams[name] = value as ParamValue;
+    if (Object.hasOwn(spec.far, name)) out.farParams[name] = farValue(type, checked);
     if (name === 'duration' && typeof checked === 'number') out.durationSeconds = checked;
   }
   return out;
 }
 
-/** The far end's options for a validated request: `--name value` (`--name` alone for true flags). */
+/**
+ * A checked value in the far end's syntax, built from what serve validated (never the client's text):
+ * durations in ms with their unit, sizes and counts as whole numbers, words from a fixed list.
+ */
+function farValue(type: ParamType, checked: number | string | boolean): ParamValue {
+  if (typeof checked !== 'number') return checked;
+  if (type === 'duration' || type === 'interval' || type === 'short')
+    return `${Number((checked * 1000).toFixed(3))}ms`;
+  return String(checked);
+}
+
+/**
+ * The far end's options for a validated request: `--name value`; `--name` alone only for a true flag
+ * (or --gro, whose value is optional), always followed by the next option, never by a value it could
+ * swallow.
+ */
 export function farArgs(req: TestRequest): string[] {
   const args: string[] = [];
   for (const [name, value] of Object.entries(req.farParams)) {

@@ -6,6 +6,8 @@
 // connections are closed after a timeout; a client that goes away mid-test has its far end killed
 // and reaped, so its ports are free before the next test starts.
 import net from 'node:net';
+import { newSecret } from '../ends/hello.js';
+import { FAR_END_ENV, type FarEndLimits } from '../ends/tcp-sink.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
@@ -18,7 +20,7 @@ import {
   ProtocolError,
   type ResultReply,
 } from './protocol.js';
-import { farArgs, type Limits, parseRequest, type TestRequest } from './request.js';
+import { farArgs, KIND_SPECS, type Limits, MAX_STREAMS, parseRequest, type TestRequest } from './request.js';
 
 export interface ServeOptions extends Limits {
   listen: HostPort;
@@ -95,12 +97,24 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       formatHostPort({ host, port: 0 }),
       '--json',
     ];
-    const far = new FarEnd(farEndSpec(args));
+    const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
+    // the far end enforces serve's caps itself, on its own data port, and takes only this test's
+    // client: the secret goes to the client in the ready reply and to the far end in its environment
+    const secret = newSecret();
+    const caps: FarEndLimits = {
+      secret,
+      maxBytes: opts.maxBytes,
+      maxSeconds: limit + Math.min(2, graceSeconds),
+      maxFrame: KIND_SPECS[req.kind].maxMessage,
+      maxStreams: MAX_STREAMS,
+      peer: plainAddress(s.socket.remoteAddress),
+    };
+    const spec = farEndSpec(args);
+    const far = new FarEnd({ ...spec, env: { ...spec.env, [FAR_END_ENV]: JSON.stringify(caps) } });
     s.test = { req, far, done: false };
     running = s;
     clearTimeout(s.idle);
     log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
-    const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
     const deadline = setTimeout(
       () => void far.end(`deadline: the test ran past ${limit} s + ${graceSeconds} s`),
       (limit + graceSeconds) * 1000,
@@ -113,7 +127,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
         send(s, { type: 'error', code: 'failed', message: `the far end could not start: ${why}` });
         return;
       }
-      send(s, { type: 'ready', kind: req.kind, port });
+      send(s, { type: 'ready', kind: req.kind, port, secret });
       const { code, signal } = await far.exited;
       await far.end('finished'); // reaps the rest of its group
       const result: Omit<ResultReply, 'lines'> & { lines: unknown[]; droppedLines?: number } = {

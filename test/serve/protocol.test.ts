@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseDuration } from '../../src/policy/units.js';
 import {
   encodeMessage,
   LineDecoder,
@@ -94,7 +95,7 @@ test('hostile lines are refused with a message naming what is wrong', () => {
     'refused',
     /not a string or a number/,
   );
-  refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 1e6 } }), 'refused', /1 to 1024/);
+  refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 1e6 } }), 'refused', /1 to 128/);
   refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /at least 10ms/);
   refusedWith(
     req({ type: 'test', kind: 'tcp', params: { duration: 'banana' } }),
@@ -113,6 +114,41 @@ test('hostile lines are refused with a message naming what is wrong', () => {
   );
   refusedWith(req({ type: 'test', kind: 'tcp', params: [] }), 'bad-request', /params must be a JSON object/);
   refusedWith('x'.repeat(MAX_LINE_BYTES + 1), 'too-long', /longer than 65536 bytes/);
+});
+
+test("the far end's command line is built from the values serve validated, in the ranges the far end takes", () => {
+  const far = (kind: string, params: Record<string, unknown>) => {
+    const r = parseRequest(req({ type: 'test', kind, params }), limits);
+    assert.equal(r.type, 'test');
+    return r.type === 'test' ? farArgs(r) : [];
+  };
+  // a bare number of seconds: the far end requires a unit, so it gets one
+  assert.deepEqual(far('udp', { duration: 5 }), ['--duration', '5000ms']);
+  assert.equal(parseDuration('5000ms'), 5);
+  assert.deepEqual(far('udp', { idle: '1.5s', coalesce: '250us' }), [
+    '--idle',
+    '1500ms',
+    '--coalesce',
+    '0.25ms',
+  ]);
+  assert.equal(parseDuration('0.25ms'), 0.00025);
+  // sizes as whole bytes, counts as whole numbers
+  assert.deepEqual(far('udp', { rcvbuf: '8MiB', batch: 64.0 }), ['--rcvbuf', '8388608', '--batch', '64']);
+  // a word is never a bare option (it would swallow the next one)
+  refusedWith(req({ type: 'test', kind: 'tcp', params: { reader: true } }), 'refused', /reader: true is not/);
+  refusedWith(req({ type: 'test', kind: 'udp', params: { receiver: true } }), 'refused', /receiver/);
+  refusedWith(req({ type: 'test', kind: 'udp', params: { receiver: 'exec' } }), 'refused', /batch, dgram/);
+  refusedWith(req({ type: 'test', kind: 'udp', params: { 'on-full': 'x' } }), 'refused', /drop, wait/);
+  assert.deepEqual(far('udp', { gro: true }), ['--gro']);
+  // sink udp takes at most 64 sockets, blast at most 128 streams
+  refusedWith(
+    req({ type: 'test', kind: 'udp', params: { sockets: 1024 } }),
+    'refused',
+    /sockets: 1024 .*1 to 64/,
+  );
+  refusedWith(req({ type: 'test', kind: 'udp', params: { sockets: '65' } }), 'refused', /sockets/);
+  assert.deepEqual(far('udp', { sockets: 64 }), ['--sockets', '64']);
+  refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 129 } }), 'refused', /1 to 128/);
 });
 
 test('the token, when set, is required and compared in full', () => {

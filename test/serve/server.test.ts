@@ -91,7 +91,7 @@ test('a test end to end: hello, ready with a port, the far end drains, results c
     const ping = await c.startTest('ping', { sndbuf: '64K', size: '16MiB', inflight: 16 });
     await blast(ping.port, 3);
     const echo = (await c.result()).lines.at(-1) as { argv: string[] };
-    assert.deepEqual(echo.argv.slice(0, 6), ['sink', 'tcp', '--echo', '--once', '--sndbuf', '64K']);
+    assert.deepEqual(echo.argv.slice(0, 6), ['sink', 'tcp', '--echo', '--once', '--sndbuf', '65536']);
     c.close();
   } finally {
     await srv.close();
