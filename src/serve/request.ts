@@ -149,7 +149,7 @@ export function checkParam(
     switch (type) {
       case 'word':
         if (typeof value !== 'string' || !WORD.test(value)) wrong('a word such as adaptive:max=256K');
-        return value;
+        return value as string;
       case 'receiver':
       case 'on-full':
       case 'gro': {

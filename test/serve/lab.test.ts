@@ -109,13 +109,27 @@ test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP f
       );
       const fr = await farReady;
       assert.equal(fr.host, server);
-      const bl = await lab.exec(
-        'client',
-        sockbuf('blast', 'tcp', '--to', `${server}:${fr.port}`, '--bytes', '4MiB', '--json'),
-        {
-          timeoutMs: 60_000,
-        },
-      );
+      // the far end takes only this test's client: the secret from the ready line, through the
+      // environment (never argv); without it blast is refused and the far end waits on
+      const blastTo = (secret?: string) => {
+        const b = lab.spawn(
+          'client',
+          sockbuf('blast', 'tcp', '--to', `${server}:${fr.port}`, '--bytes', '4MiB', '--json'),
+          {
+            stdio: ['ignore', 'ignore', 'pipe'],
+            env: { ...lab.env(), SOCKBUF_SECRET: secret ?? '' },
+          },
+        );
+        let stderr = '';
+        b.stderr?.on('data', (d) => {
+          stderr += d;
+        });
+        return once(b, 'exit').then(([code]) => ({ code: code as number, stderr }));
+      };
+      assert.equal(typeof fr.secret, 'string');
+      const refused = await blastTo();
+      assert.notEqual(refused.code, 0, 'blast without the secret was refused');
+      const bl = await blastTo(String(fr.secret));
       assert.equal(bl.code, 0, bl.stderr);
       const [code] = (await farExit) as [number];
       assert.equal(code, 0);
