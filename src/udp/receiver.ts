@@ -6,75 +6,34 @@
 // is drained into a scratch batch and counted as userspace drops. Kernel drops are read per socket
 // from SO_MEMINFO. Life cycle as Node's own objects: close() is idempotent, leaving a `for await`
 // closes, ref()/unref() as on a dgram socket, an AbortSignal closes.
-import type { Worker } from 'node:worker_threads';
 import { trackSource } from '../observe/tracked.js';
-import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
+import { formatHostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
-import { durationMs, EnvironmentError, parseSize, UsageError } from '../policy/units.js';
+import { EnvironmentError } from '../policy/units.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
 import { SysError } from '../sys/errors.js';
-import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
-import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
-import { spawnWorker } from '../sys/worker.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
-import { groAvailable, groRefusal } from './offload.js';
-import type { ReaderData } from './reader-worker.js';
 import {
-  bucketLabel,
-  bucketOf,
-  COUNTER,
-  CTRL,
-  defaultEntries,
-  entryOf,
-  type RingLayout,
-  ringLayout,
-  used,
-} from './ring.js';
+  batchAt,
+  type ReaderSettings,
+  type Ring,
+  readerReady,
+  releaseEntry,
+  startReader,
+  type UdpBatch,
+} from './reader-thread.js';
+import {
+  type ResolvedReceiverOptions,
+  resolveReceiverOptions,
+  type UdpReceiverOptions,
+} from './receiver-options.js';
+import { bucketLabel, bucketOf, COUNTER, CTRL, type RingLayout, ringLayout, used } from './ring.js';
 
-export interface UdpReceiverOptions {
-  /** `[HOST:]PORT` or { host, port }; port 0 picks one (see `port`). */
-  listen: string | HostPort;
-  /** Sockets on the same port with SO_REUSEPORT, one reader each. The kernel spreads datagrams by flow hash, so more than one helps only with many flows. */
-  sockets?: number;
-  /** Messages per recvmmsg batch (default 64). */
-  batch?: number;
-  /** Bytes per message slot (default 2048, or 64 KiB with GRO). A larger datagram is counted as truncated, never delivered. */
-  slot?: number | string;
-  /** Keep filling a batch until it is full or this long has passed since its first datagram: milliseconds, or a string with its unit (default '1ms'; 0: hand over what one drain gives). */
-  coalesce?: number | string;
-  /** Receive buffer target as getsockopt reports it (default 8MiB). */
-  rcvbuf?: number | string;
-  /** 'wait' (default): a full ring makes the reader wait, the kernel's receive buffer absorbs the burst and what it then drops is counted as kernelDrops; 'drop': the reader keeps reading and drops in userspace (the newest datagrams). */
-  onFull?: 'drop' | 'wait';
-  /** UDP_GRO: true, false, or 'auto' (default: on where the kernel accepts it, unless `slot` below 64 KiB was asked for). */
-  gro?: boolean | 'auto';
-  /** Decode each datagram's source address into batch.addresses. */
-  addresses?: boolean;
-  /** Batches in the ring (default: at most 128 MiB of address space, 4 to 64: 64 without GRO, 32 with it). */
-  ring?: number;
-  /** Closes the receiver when aborted (as dgram.createSocket's `signal`). */
-  signal?: AbortSignal;
-}
-
-/**
- * One batch of datagrams. Datagram i is data[offsets[i] … offsets[i] + lengths[i]). The views point
- * into the ring: they stay valid until the next batch is requested, and are reused after that.
- */
-export interface UdpBatch {
-  count: number;
-  lengths: Uint32Array;
-  offsets: Uint32Array;
-  data: Buffer;
-  /** When each datagram was taken from the kernel, µs since the epoch (one stamp per recvmmsg call). */
-  timesUs: Float64Array;
-  /** Source addresses, when the receiver was made with addresses: true. */
-  addresses?: Endpoint[];
-  /** Which socket (0 … sockets−1) it came from. */
-  socket: number;
-}
+export type { UdpBatch } from './reader-thread.js';
+export type { UdpReceiverOptions } from './receiver-options.js';
 
 export interface UdpReceiverStats {
   /** Datagrams handed to the consumer. */
@@ -108,31 +67,6 @@ export interface UdpReceiverStats {
   /** Why gro: 'auto' left GRO off (slots below 64 KiB, the kernel refused, SOCKBUF_DISABLE_GRO=1); absent when it is on or was not asked for. */
   groOff?: string;
   sockets: number;
-}
-
-interface Ring {
-  fd: number;
-  worker: Worker;
-  ctrl: Int32Array;
-  counters: Float64Array;
-  data: Buffer;
-  lengths: Uint32Array;
-  offsets: Uint32Array;
-  times: Float64Array;
-  counts: Int32Array;
-  entryBytes: Float64Array;
-  names?: Buffer;
-  msgIndex?: Uint16Array;
-  exited: Promise<void>;
-}
-
-const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
-  v === undefined ? def : parseSize(v, name);
-
-function checkRange(name: string, v: number, min: number, max: number): number {
-  if (!Number.isInteger(v) || v < min || v > max)
-    throw new UsageError(`invalid value for ${name}: '${v}' (expected a whole number from ${min} to ${max})`);
-  return v;
 }
 
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
@@ -176,10 +110,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 
   /** Use createUdpReceiver(). */
   constructor(
-    private readonly o: Required<Omit<UdpReceiverOptions, 'listen' | 'ring' | 'signal'>> & {
-      listen: HostPort;
-      signal?: AbortSignal;
-    },
+    private readonly o: ResolvedReceiverOptions,
     entries: number,
     gro: boolean,
     private readonly groOff?: string,
@@ -225,52 +156,6 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     }
   }
 
-  private startReader(fd: number, coalesceSeconds: number): Ring {
-    const L = this.layout;
-    const e1 = L.entries + 1;
-    const sab = (bytes: number) => new SharedArrayBuffer(bytes);
-    const d: ReaderData = {
-      fd,
-      layout: L,
-      gro: this.gro,
-      coalesceNs: Math.round(coalesceSeconds * 1e9),
-      onFull: this.o.onFull,
-      controlBytes: this.gro ? CMSG_INT_SPACE : 0,
-      data: sab(e1 * L.batchBytes),
-      lengths: sab(e1 * L.maxDatagrams * 4),
-      offsets: sab(e1 * L.maxDatagrams * 4),
-      times: sab(e1 * L.maxDatagrams * 8),
-      counts: sab(e1 * 4),
-      entryBytes: sab(e1 * 8),
-      names: this.addresses ? sab(e1 * L.batch * NAME_SIZE) : undefined,
-      msgIndex: this.addresses ? sab(e1 * L.maxDatagrams * 2) : undefined,
-      ctrl: sab(CTRL.SIZE * 4),
-      notify: this.notify.buffer as SharedArrayBuffer,
-      counters: sab(COUNTER.SIZE * 8),
-    };
-    const worker = spawnWorker(new URL('./reader-worker', import.meta.url), { workerData: d });
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (m: { error?: string }) => {
-      if (m.error) process.emitWarning(`sockbuf: UDP reader stopped: ${m.error}`);
-    });
-    worker.on('error', (err) => process.emitWarning(`sockbuf: UDP reader failed: ${err.message}`));
-    return {
-      fd,
-      worker,
-      exited,
-      ctrl: new Int32Array(d.ctrl),
-      counters: new Float64Array(d.counters),
-      data: Buffer.from(d.data),
-      lengths: new Uint32Array(d.lengths),
-      offsets: new Uint32Array(d.offsets),
-      times: new Float64Array(d.times),
-      counts: new Int32Array(d.counts),
-      entryBytes: new Float64Array(d.entryBytes),
-      names: d.names ? Buffer.from(d.names) : undefined,
-      msgIndex: d.msgIndex ? new Uint16Array(d.msgIndex) : undefined,
-    };
-  }
-
   /**
    * Starts the reader threads (one per socket) and resolves once they run. The first nextBatch() (or
    * step of `for await`) calls it; call it earlier to take datagrams from the kernel before the
@@ -280,21 +165,16 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   start(): Promise<void> {
     this.starting ??= (async () => {
       if (this.stopping || this.closing) return;
-      for (const fd of this.fds) this.rings.push(this.startReader(fd, this.o.coalesce as number));
-      await Promise.all(
-        this.rings.map(
-          (r) =>
-            new Promise<void>((resolve, reject) => {
-              const onMsg = (m: { ready?: boolean; error?: string }) => {
-                if (m.ready) resolve();
-                else if (m.error) reject(new Error(`UDP reader failed: ${m.error}`));
-              };
-              r.worker.on('message', onMsg);
-              r.worker.once('error', (e) => reject(new Error(`UDP reader failed: ${e.message}`)));
-              r.worker.once('exit', () => reject(new Error('UDP reader thread exited')));
-            }),
-        ),
-      );
+      const settings: ReaderSettings = {
+        layout: this.layout,
+        gro: this.gro,
+        coalesceSeconds: this.o.coalesce as number,
+        onFull: this.o.onFull,
+        addresses: this.addresses,
+        notify: this.notify,
+      };
+      for (const fd of this.fds) this.rings.push(startReader(fd, settings));
+      await Promise.all(this.rings.map(readerReady));
       // unref only once running (a start() awaited in an unref'd receiver still completes), and after
       // the listeners (adding a 'message' listener refs the worker's port again)
       this.running = true;
@@ -324,38 +204,16 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 
   private release(): void {
     if (!this.held) return;
-    const r = this.rings[this.held.ring];
-    Atomics.add(r.ctrl, CTRL.TAIL, 1);
-    Atomics.notify(r.ctrl, CTRL.TAIL);
+    releaseEntry(this.rings[this.held.ring]);
     this.held = undefined;
   }
 
   private take(k: number): UdpBatch {
-    const r = this.rings[k];
-    const L = this.layout;
-    const e = entryOf(Atomics.load(r.ctrl, CTRL.TAIL), L.entries);
-    const count = r.counts[e];
-    const base = e * L.maxDatagrams;
-    const batch: UdpBatch = {
-      count,
-      lengths: r.lengths.subarray(base, base + count),
-      offsets: r.offsets.subarray(base, base + count),
-      data: r.data.subarray(e * L.batchBytes, (e + 1) * L.batchBytes),
-      timesUs: r.times.subarray(base, base + count),
-      socket: k,
-    };
-    if (r.names && r.msgIndex) {
-      const names = r.names;
-      const idx = r.msgIndex;
-      const nb = e * L.batch * NAME_SIZE;
-      batch.addresses = Array.from(
-        { length: count },
-        (_, i) => decodeSockaddr(names, nb + idx[base + i] * NAME_SIZE) as Endpoint,
-      );
-    }
+    const { batch, bytes } = batchAt(this.rings[k], this.layout, k);
+    const count = batch.count;
     this.held = { ring: k };
     this.delivered += count;
-    this.deliveredBytes += r.entryBytes[e];
+    this.deliveredBytes += bytes;
     this.batches++;
     const b = bucketOf(count);
     this.histogram[b] = (this.histogram[b] ?? 0) + 1;
@@ -523,48 +381,10 @@ let warnedGroOff = false;
  * the first batch asked for, or at start().
  */
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
-  const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
-  const asked =
-    options.slot === undefined ? undefined : checkRange('slot', sizeOpt(options.slot, 0, 'slot'), 1, 65536);
-  // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
-  const groOpt = options.gro ?? 'auto';
-  const smallSlots = asked !== undefined && asked < 65536;
-  const gro = groAvailable(groOpt === 'auto' && smallSlots ? false : groOpt);
-  const groOff =
-    groOpt !== 'auto' || gro
-      ? undefined
-      : smallSlots
-        ? `slot ${asked} B is below the 64 KiB a GRO message may need`
-        : groRefusal();
-  if (groOff !== undefined && !warnedGroOff) {
+  const r = resolveReceiverOptions(options);
+  if (r.groOff !== undefined && !warnedGroOff) {
     warnedGroOff = true;
-    process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${groOff}`, { code: 'SOCKBUF_GRO_OFF' });
+    process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
   }
-  const slot = asked ?? (gro ? 65536 : 2048);
-  if (gro && slot < 65536) throw new UsageError(`invalid value for slot: '${slot}' (GRO needs 64 KiB slots)`);
-  const batch = checkRange('batch', options.batch ?? 64, 1, 1024);
-  const sockets = checkRange('sockets', options.sockets ?? 1, 1, 64);
-  const coalesce = options.coalesce === undefined ? 1e-3 : durationMs(options.coalesce, 'coalesce') / 1000;
-  const rcvbuf = sizeOpt(options.rcvbuf, 8 * 1024 * 1024, 'rcvbuf');
-  const onFull = options.onFull ?? 'wait';
-  if (onFull !== 'drop' && onFull !== 'wait')
-    throw new UsageError(`invalid value for onFull: '${onFull}' (expected drop or wait)`);
-  const entries = checkRange('ring', options.ring ?? defaultEntries(batch, slot), 1, 4096);
-  return new UdpReceiver(
-    {
-      listen,
-      sockets,
-      batch,
-      slot,
-      coalesce,
-      rcvbuf,
-      onFull,
-      gro,
-      addresses: options.addresses ?? false,
-      signal: options.signal,
-    },
-    entries,
-    gro,
-    groOff,
-  );
+  return new UdpReceiver(r.options, r.entries, r.gro, r.groOff);
 }

@@ -1,0 +1,96 @@
+// The batched UDP receiver's options: what an application passes, its defaults, and the checks (each
+// error names the option and the value). Pure, but for asking the kernel whether it offers GRO.
+import { type HostPort, parseListen } from '../policy/address.js';
+import { durationMs, parseSize, UsageError } from '../policy/units.js';
+import { groAvailable, groRefusal } from './offload.js';
+import { defaultEntries } from './ring.js';
+
+export interface UdpReceiverOptions {
+  /** `[HOST:]PORT` or { host, port }; port 0 picks one (see `port`). */
+  listen: string | HostPort;
+  /** Sockets on the same port with SO_REUSEPORT, one reader each. The kernel spreads datagrams by flow hash, so more than one helps only with many flows. */
+  sockets?: number;
+  /** Messages per recvmmsg batch (default 64). */
+  batch?: number;
+  /** Bytes per message slot (default 2048, or 64 KiB with GRO). A larger datagram is counted as truncated, never delivered. */
+  slot?: number | string;
+  /** Keep filling a batch until it is full or this long has passed since its first datagram: milliseconds, or a string with its unit (default '1ms'; 0: hand over what one drain gives). */
+  coalesce?: number | string;
+  /** Receive buffer target as getsockopt reports it (default 8MiB). */
+  rcvbuf?: number | string;
+  /** 'wait' (default): a full ring makes the reader wait, the kernel's receive buffer absorbs the burst and what it then drops is counted as kernelDrops; 'drop': the reader keeps reading and drops in userspace (the newest datagrams). */
+  onFull?: 'drop' | 'wait';
+  /** UDP_GRO: true, false, or 'auto' (default: on where the kernel accepts it, unless `slot` below 64 KiB was asked for). */
+  gro?: boolean | 'auto';
+  /** Decode each datagram's source address into batch.addresses. */
+  addresses?: boolean;
+  /** Batches in the ring (default: at most 128 MiB of address space, 4 to 64: 64 without GRO, 32 with it). */
+  ring?: number;
+  /** Closes the receiver when aborted (as dgram.createSocket's `signal`). */
+  signal?: AbortSignal;
+}
+
+/** The options with every default filled in and every size in bytes, durations in seconds. */
+export type ResolvedReceiverOptions = Required<Omit<UdpReceiverOptions, 'listen' | 'ring' | 'signal'>> & {
+  listen: HostPort;
+  signal?: AbortSignal;
+};
+
+const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
+  v === undefined ? def : parseSize(v, name);
+
+function checkRange(name: string, v: number, min: number, max: number): number {
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new UsageError(`invalid value for ${name}: '${v}' (expected a whole number from ${min} to ${max})`);
+  return v;
+}
+
+/** Checks `options` and fills in the defaults; `entries` is the ring depth, `gro` whether GRO is on. */
+export function resolveReceiverOptions(options: UdpReceiverOptions): {
+  options: ResolvedReceiverOptions;
+  entries: number;
+  gro: boolean;
+  /** Why gro: 'auto' left GRO off, when it did. */
+  groOff?: string;
+} {
+  const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
+  const asked =
+    options.slot === undefined ? undefined : checkRange('slot', sizeOpt(options.slot, 0, 'slot'), 1, 65536);
+  // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
+  const groOpt = options.gro ?? 'auto';
+  const smallSlots = asked !== undefined && asked < 65536;
+  const gro = groAvailable(groOpt === 'auto' && smallSlots ? false : groOpt);
+  const groOff =
+    groOpt !== 'auto' || gro
+      ? undefined
+      : smallSlots
+        ? `slot ${asked} B is below the 64 KiB a GRO message may need`
+        : groRefusal();
+  const slot = asked ?? (gro ? 65536 : 2048);
+  if (gro && slot < 65536) throw new UsageError(`invalid value for slot: '${slot}' (GRO needs 64 KiB slots)`);
+  const batch = checkRange('batch', options.batch ?? 64, 1, 1024);
+  const sockets = checkRange('sockets', options.sockets ?? 1, 1, 64);
+  const coalesce = options.coalesce === undefined ? 1e-3 : durationMs(options.coalesce, 'coalesce') / 1000;
+  const rcvbuf = sizeOpt(options.rcvbuf, 8 * 1024 * 1024, 'rcvbuf');
+  const onFull = options.onFull ?? 'wait';
+  if (onFull !== 'drop' && onFull !== 'wait')
+    throw new UsageError(`invalid value for onFull: '${onFull}' (expected drop or wait)`);
+  const entries = checkRange('ring', options.ring ?? defaultEntries(batch, slot), 1, 4096);
+  return {
+    options: {
+      listen,
+      sockets,
+      batch,
+      slot,
+      coalesce,
+      rcvbuf,
+      onFull,
+      gro,
+      addresses: options.addresses ?? false,
+      signal: options.signal,
+    },
+    entries,
+    gro,
+    groOff,
+  };
+}
