@@ -1,6 +1,7 @@
 // `sink udp` and `blast udp`: parse, call src/udp, print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
+import { FAR_END_ENV, parseFarEnd } from '../ends/tcp-sink.js';
 import { runUdpSink, WARM_UP_SECONDS } from '../ends/udp-sink.js';
 import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
 import {
@@ -83,6 +84,14 @@ export function registerSinkUdp(sink: Command): void {
         v === undefined ? undefined : parseDuration(v, flag) * 1e3;
       const duration = ms(o.duration, '--duration');
       const idle = ms(o.idle, '--idle');
+      // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
+      const farEnv = process.env[FAR_END_ENV];
+      let farEnd: ReturnType<typeof parseFarEnd> | undefined;
+      try {
+        farEnd = farEnv ? parseFarEnd(farEnv) : undefined;
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
       const r = await runUdpSink(
         {
           listen,
@@ -98,6 +107,7 @@ export function registerSinkUdp(sink: Command): void {
           idle,
           warmUp: ms(o.warmUp, '--warm-up'),
           signal: stopSignal(),
+          farEnd,
         },
         {
           onReady: (info) => {
@@ -112,6 +122,11 @@ export function registerSinkUdp(sink: Command): void {
           },
         },
       );
+      if (r.stopped !== undefined) {
+        process.exitCode = 1; // a far end that cut its test at one of serve's caps
+        if (o.json) event('stopped', { reason: r.stopped });
+        else process.stderr.write(`sink udp: stopped: ${r.stopped}\n`);
+      }
       if (o.json) return event('result', { ...r });
       printPairs([
         ['receiver', `${r.receiver}${r.gro ? '+gro' : ''}`],

@@ -23,6 +23,11 @@ export interface UdpSinkOptions extends UdpReceiverOptions {
   /** Time between interval reports (default '1s'). */
   interval?: number | string;
   signal?: AbortSignal;
+  /**
+   * Set when `serve` started this sink (SOCKBUF_FAR_END): only datagrams from `peer` count (others are
+   * `foreign`), and the test is cut, with `stopped` saying why, past `maxBytes` or `maxSeconds`.
+   */
+  farEnd?: { peer?: string; maxBytes: number; maxSeconds: number };
 }
 
 export interface UdpSinkInterval {
@@ -84,6 +89,10 @@ export interface UdpSinkResult {
   hostRcvbufErrors: number;
   gro: boolean;
   sockets: number;
+  /** Datagrams from another address than the far end's announced client (not counted anywhere else). */
+  foreign?: number;
+  /** Why a far end cut the test (one of serve's caps). */
+  stopped?: string;
   batch?: number;
   slot?: number;
   coalesceSeconds?: number;
@@ -94,14 +103,25 @@ export interface UdpSinkHooks {
   onInterval?: (i: UdpSinkInterval) => void;
 }
 
-type BatchView = Pick<UdpBatch, 'count' | 'data' | 'offsets' | 'lengths' | 'timesUs'>;
+type BatchView = Pick<UdpBatch, 'count' | 'data' | 'offsets' | 'lengths' | 'timesUs' | 'addresses'>;
 
-/** Records every datagram of a batch; returns how many were trailers. */
-function recordBatch(t: SequenceTracker, b: BatchView): number {
+/** Records every datagram of a batch (from `peer` only, when given); returns how many were trailers. */
+function recordBatch(t: SequenceTracker, b: BatchView, peer?: string, foreign?: { n: number }): number {
   const v = new DataView(b.data.buffer, b.data.byteOffset, b.data.byteLength);
   let trailers = 0;
-  for (let i = 0; i < b.count; i++) trailers += t.recordDatagram(v, b.offsets[i], b.lengths[i], b.timesUs[i]);
+  for (let i = 0; i < b.count; i++) {
+    if (peer !== undefined && foreign && plainHost(b.addresses?.[i]?.host) !== peer) {
+      foreign.n++;
+      continue;
+    }
+    trailers += t.recordDatagram(v, b.offsets[i], b.lengths[i], b.timesUs[i]);
+  }
   return trailers;
+}
+
+/** An address as serve's control connection names it (no IPv4-mapped prefix). */
+function plainHost(a: string | undefined): string | undefined {
+  return a?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
 export const WARM_UP_SECONDS = 0.5;
@@ -191,6 +211,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   let trailers = 0;
   let first = 0;
   let last = 0;
+  const peer = o.farEnd?.peer;
+  const foreign = { n: 0 };
   const seen = (t: number) => {
     if (!first) first = t;
     last = t;
@@ -220,7 +242,11 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     const r = await createDgramReceiver({
       listen: o.listen,
       rcvbuf: o.rcvbuf,
-      onMessage: (msg, recvUs) => {
+      onMessage: (msg, recvUs, from) => {
+        if (peer !== undefined && plainHost(from) !== peer) {
+          foreign.n++;
+          return;
+        }
         seen(recvUs);
         const v = new DataView(msg.buffer, msg.byteOffset, msg.byteLength);
         trailers += tracker.recordDatagram(v, 0, msg.length, recvUs);
@@ -235,7 +261,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   } else {
     // the sink stops on its signal itself (stop, hand out what was taken, then close): the receiver
     // does not close on it
-    const r = await createUdpReceiver({ ...o, signal: undefined });
+    const r = await createUdpReceiver({ ...o, signal: undefined, addresses: peer !== undefined });
     // read from now on (the warm-up's datagrams must reach the reader)
     await r.start();
     stats = () => r.stats();
@@ -250,7 +276,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     done = (async () => {
       for await (const b of r) {
         seen(b.timesUs[b.count - 1]);
-        trailers += recordBatch(tracker, b);
+        trailers += recordBatch(tracker, b, peer, foreign);
       }
     })();
   }
@@ -270,12 +296,14 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     first = 0;
     last = 0;
     trailers = 0;
+    foreign.n = 0;
   }
   hooks.onReady?.({ ...ready, receiver: kind });
   const cpu0 = process.cpuUsage();
 
   // The stop rules, checked every 50 ms; interval reports on their own clock.
   const t0 = performance.now();
+  let stopped: string | undefined;
   let lastReport = t0;
   let lastReceived = 0;
   await new Promise<void>((resolve) => {
@@ -294,7 +322,13 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
         lastReceived = s.received;
       }
       const nowUs = (performance.timeOrigin + now) * 1e3;
+      const far = o.farEnd;
+      if (far && !stopped) {
+        if (stats().bytes > far.maxBytes) stopped = `max-bytes: more than ${far.maxBytes} bytes received`;
+        else if (now - t0 >= far.maxSeconds * 1e3) stopped = `seconds: the test ran past ${far.maxSeconds} s`;
+      }
       const stop =
+        stopped !== undefined ||
         o.signal?.aborted ||
         (durationMsOpt !== undefined && now - t0 >= durationMsOpt) ||
         (idleMs !== undefined && first > 0 && nowUs - last >= idleMs * 1e3);
@@ -314,7 +348,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   const s = stats();
   const rep = tracker.report();
   const seconds = first && last > first ? (last - first) / 1e6 : 0;
-  const data = s.received - trailers;
+  // foreign datagrams were taken from the kernel but belong to no flow of the test
+  const data = s.received - trailers - foreign.n;
   return {
     receiver: kind,
     received: data,
@@ -334,7 +369,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     unsequenced: tracker.unsequenced,
     flows: rep.flows,
     trailers: rep.trailers,
-    accounting: account(ready.gro, rep, s),
+    accounting: account(ready.gro, rep, { ...s, received: s.received - foreign.n }),
     seconds,
     datagramsPerSecond: seconds ? data / seconds : 0,
     jsCallsPerDatagram: s.jsCallsPerDatagram,
@@ -345,5 +380,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     hostRcvbufErrors: s.hostRcvbufErrors,
     gro: ready.gro,
     sockets: kind === 'dgram' ? 1 : (o.sockets ?? 1),
+    ...(peer !== undefined ? { foreign: foreign.n } : {}),
+    ...(stopped ? { stopped } : {}),
   };
 }

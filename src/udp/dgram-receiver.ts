@@ -11,7 +11,7 @@ import { observeUdpHost, udpKernelDrops } from './host.js';
 export interface DgramReceiverOptions {
   listen: string | HostPort;
   rcvbuf?: number | string;
-  onMessage: (msg: Buffer, recvUs: number) => void;
+  onMessage: (msg: Buffer, recvUs: number, from: string) => void;
 }
 
 export interface DgramReceiver {
@@ -51,10 +51,10 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
   let received = 0;
   let bytes = 0;
   let finalDrops: number | undefined;
-  socket.on('message', (msg) => {
+  socket.on('message', (msg, rinfo) => {
     received++;
     bytes += msg.length;
-    o.onMessage(msg, (performance.timeOrigin + performance.now()) * 1000);
+    o.onMessage(msg, (performance.timeOrigin + performance.now()) * 1000, rinfo.address);
   });
   return {
     port: socket.address().port,
