@@ -83,6 +83,7 @@ export {
   UDP_RCVBUF_TARGET,
   type UdpRcvbufReport,
 } from './policy/buffers.js';
+export { ResolveError, resolveHost } from './policy/resolve.js';
 export {
   EnvironmentError,
   formatBitRate,

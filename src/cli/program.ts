@@ -2,6 +2,7 @@
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../bench/document.js';
+import { ResolveError } from '../policy/resolve.js';
 import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
@@ -37,10 +38,18 @@ export function buildProgram(): Command {
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  let running: Command | undefined;
+  program.hook('preAction', (_program, command) => {
+    running = command;
+  });
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
+    if (err instanceof ResolveError && running) {
+      process.stderr.write(`sockbuf: ${resolveMessage(running, err)}\n`);
+      return 3;
+    }
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
       if (err.code === 'commander.help') return 0;
@@ -52,4 +61,12 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/** A name that did not resolve, said with the option that carried it (`--to`, `--listen`, `--remote`). */
+function resolveMessage(command: Command, err: ResolveError): string {
+  const values = command.opts();
+  const option = command.options.find((o) => String(values[o.attributeName()] ?? '').includes(err.host));
+  if (!option?.long) return err.message;
+  return `cannot resolve ${option.long} '${values[option.attributeName()]}': no such host '${err.host}' (${err.code})`;
 }

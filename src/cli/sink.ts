@@ -1,7 +1,7 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
 import { FAR_END_ENV, parseFarEnd, Sink } from '../ends/tcp-sink.js';
-import { parseListen } from '../policy/address.js';
+import { formatHostPort, parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
   formatBitRate,
@@ -81,7 +81,7 @@ function human(event: string, f: Record<string, unknown>): string {
   const rate = formatBitRate(n('bytesPerSecond') * 8);
   switch (event) {
     case 'ready':
-      return `listening on ${f.host}:${f.port}`;
+      return `listening on ${formatHostPort({ host: String(f.host), port: n('port') })}`;
     case 'interval':
       if (f.conn === undefined) return `${n('idleConnections')} idle connections`;
       return `[conn ${f.conn}] ${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}  ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}, buffer ${formatSize(n('readerSizeBytes'))}`;

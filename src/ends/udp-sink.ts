@@ -4,7 +4,6 @@
 // coalesced messages, not datagrams, and the result says so.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseListen } from '../policy/address.js';
 import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
@@ -256,8 +255,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     resetStats = r.resetStats;
     close = r.close;
     done = Promise.resolve();
-    const listen = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
-    ready = { host: listen.host, port: r.port, gro: false, rcvbuf: r.stats().rcvbuf };
+    ready = { host: r.host, port: r.port, gro: false, rcvbuf: r.stats().rcvbuf };
   } else {
     // the sink stops on its signal itself (stop, hand out what was taken, then close): the receiver
     // does not close on it

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { formatHostPort } from '../policy/address.js';
+import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
@@ -240,7 +241,7 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
       res.writeHead(404).end();
     }
   });
-  const host = opts.host ?? '127.0.0.1';
+  const host = await resolveFirst(opts.host ?? '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = formatHostPort({ host, port: opts.port ?? 9477 });

@@ -1,4 +1,5 @@
-// `--listen [HOST:]PORT` and `--to HOST:PORT`, IPv4 and IPv6 (`[::1]:5201`). Pure.
+// `--listen [HOST:]PORT` and `--to HOST:PORT`, IPv4 and IPv6 (`[::1]:5201`) or a host name. Pure: a
+// name is kept as written and resolved when the socket is made (src/policy/resolve.ts).
 import { isIP } from 'node:net';
 import { UsageError } from './units.js';
 
@@ -27,9 +28,13 @@ function split(option: string, value: string): { host?: string; port: string } {
   return { host, port: v.slice(i + 1) };
 }
 
+/** A host name as DNS and /etc/hosts spell one: labels of letters, digits, '-' and '_', dot-separated. */
+const NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$/;
+
 function host(option: string, value: string, h: string): string {
-  if (h === 'localhost') return '127.0.0.1';
-  if (!isIP(h)) bad(option, value, 'an IPv4 or IPv6 address');
+  // all digits and dots is an address gone wrong (1.2.3.4.5), never a name: a top-level label has a letter
+  if (!isIP(h) && (!NAME.test(h) || /^[\d.]+$/.test(h)))
+    bad(option, value, 'an IPv4 or IPv6 address or a host name');
   return h;
 }
 

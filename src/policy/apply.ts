@@ -38,6 +38,7 @@ import {
   udpRequest,
   udpWarning,
 } from './buffers.js';
+import { resolveFirst, resolveHost, tryEach } from './resolve.js';
 
 const warned = new Set<string>();
 const reports = new WeakMap<object, TcpBufferReport>();
@@ -131,24 +132,32 @@ export interface ConnectPinnedOptions extends TcpBufferOptions {
 
 /**
  * A connected net.Socket whose buffers were applied before connect. The socket is created and
- * connected through src/sys (connect runs off the event loop), then handed to Node.
- * Rejects with SysError (ECONNREFUSED …) or UsageError (a bad size).
+ * connected through src/sys (connect runs off the event loop), then handed to Node. A host name is
+ * resolved here and each of its addresses tried in turn (src/policy/resolve.ts).
+ * Rejects with SysError (ECONNREFUSED …), ResolveError (exit 3) or UsageError (a bad size).
  */
 export async function connectPinned(
   to: { host: string; port: number },
   opts: ConnectPinnedOptions = {},
 ): Promise<{ socket: net.Socket; buffers: TcpBufferReport }> {
-  const fd = createSocket(to.host, SOCK_STREAM, IPPROTO_TCP);
-  try {
-    const buffers = applyTcpBuffers(fd, opts);
-    await connectFd(fd, to, opts.timeoutSeconds);
-    const socket = socketFromFd(fd, opts.onread, opts.paused);
-    markPinned(socket, buffers);
-    return { socket, buffers };
-  } catch (e) {
-    closeFd(fd);
-    throw e;
-  }
+  const addresses = await resolveHost(to.host);
+  return tryEach(
+    addresses,
+    async (host, timeoutSeconds) => {
+      const fd = createSocket(host, SOCK_STREAM, IPPROTO_TCP);
+      try {
+        const buffers = applyTcpBuffers(fd, opts);
+        await connectFd(fd, { host, port: to.port }, timeoutSeconds);
+        const socket = socketFromFd(fd, opts.onread, opts.paused);
+        markPinned(socket, buffers);
+        return { socket, buffers };
+      } catch (e) {
+        closeFd(fd);
+        throw e;
+      }
+    },
+    opts.timeoutSeconds,
+  );
 }
 
 export interface ListenPinnedOptions extends TcpBufferOptions {
@@ -157,7 +166,7 @@ export interface ListenPinnedOptions extends TcpBufferOptions {
 
 /**
  * Makes `server` listen on `at` through a socket whose buffers were applied before listen(); every
- * accepted socket inherits them. SO_REUSEADDR is set as Node does. Create the server yourself
+ * accepted socket inherits them. A host name is resolved here; the first address is bound. SO_REUSEADDR is set as Node does. Create the server yourself
  * (e.g. net.createServer({ pauseOnConnect: true }) to re-wrap accepted sockets with onread).
  * Port 0 picks a free port: read it from server.address().
  */
@@ -166,11 +175,12 @@ export async function listenPinned(
   at: { host: string; port: number },
   opts: ListenPinnedOptions = {},
 ): Promise<TcpBufferReport> {
-  const fd = createSocket(at.host, SOCK_STREAM, IPPROTO_TCP);
+  const host = await resolveFirst(at.host);
+  const fd = createSocket(host, SOCK_STREAM, IPPROTO_TCP);
   try {
     const buffers = applyTcpBuffers(fd, opts);
     setIntOption(fd, SOL_SOCKET, SO_REUSEADDR, 1);
-    bindFd(fd, at);
+    bindFd(fd, { host, port: at.port });
     listenFd(fd, opts.backlog);
     await listenOnFd(server, fd);
     markPinned(server, buffers);

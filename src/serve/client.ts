@@ -2,6 +2,7 @@
 // end's port, and collect its results.
 import net from 'node:net';
 import { formatHostPort, type HostPort } from '../policy/address.js';
+import { resolveHost } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
 import {
   type ErrorReply,
@@ -54,10 +55,14 @@ export class ServeClient {
     );
   }
 
-  /** Connects to `sockbuf serve`; EnvironmentError (exit 3) when nothing answers. */
-  static connect(server: HostPort, timeoutSeconds = 10): Promise<ServeClient> {
+  /**
+   * Connects to `sockbuf serve`; EnvironmentError (exit 3) when nothing answers, ResolveError when its
+   * name does not resolve. Each address of a name is tried in turn (net.connect's autoSelectFamily).
+   */
+  static async connect(server: HostPort, timeoutSeconds = 10): Promise<ServeClient> {
+    await resolveHost(server.host);
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: server.host, port: server.port });
+      const socket = net.connect({ host: server.host, port: server.port, autoSelectFamily: true });
       const t = setTimeout(() => {
         socket.destroy();
         reject(

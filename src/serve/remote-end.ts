@@ -10,12 +10,12 @@ import { ServeClient } from './client.js';
 import { DEFAULT_SERVE_PORT, ProtocolError } from './protocol.js';
 import { requestFromArgs } from './request.js';
 
-/** `HOST[:PORT]` (`[::1]:5209`, `::1`, `10.0.0.2`): the port defaults to serve's 5209. */
+/** `HOST[:PORT]` (`[::1]:5209`, `::1`, `10.0.0.2`, `vm`): the port defaults to serve's 5209. */
 export function parseServer(value: string, option = '--remote'): HostPort {
   const v = value.trim();
   const bare = v.startsWith('[') && v.endsWith(']') ? v.slice(1, -1) : v;
-  if (isIP(bare) || bare === 'localhost')
-    return parseTo(`[${bare}]:${DEFAULT_SERVE_PORT}`.replace(/^\[localhost\]/, '127.0.0.1'), option);
+  if (isIP(bare)) return parseTo(`[${bare}]:${DEFAULT_SERVE_PORT}`, option);
+  if (!bare.includes(':')) return parseTo(`${bare}:${DEFAULT_SERVE_PORT}`, option);
   return parseTo(v, option);
 }
 

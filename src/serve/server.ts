@@ -9,6 +9,7 @@ import net from 'node:net';
 import { newSecret } from '../ends/hello.js';
 import { FAR_END_ENV, type FarEndLimits } from '../ends/tcp-sink.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
+import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
 import { defaultFarEnd, FAR_END, FarEnd } from './far-end.js';
@@ -279,9 +280,10 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
   });
   server.maxConnections = opts.maxConnections ?? 512;
 
+  const listenHost = await resolveFirst(opts.listen.host);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: opts.listen.host, port: opts.listen.port, exclusive: true }, () => {
+    server.listen({ host: listenHost, port: opts.listen.port, exclusive: true }, () => {
       server.off('error', reject);
       resolve();
     });

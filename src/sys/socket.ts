@@ -70,7 +70,7 @@ export async function connectFd(
   ep: { host: string; port: number },
   timeoutSeconds?: number,
 ): Promise<void> {
-  const where = `${ep.host}:${ep.port}`;
+  const where = ep.host.includes(':') ? `[${ep.host}]:${ep.port}` : `${ep.host}:${ep.port}`;
   const sa = encodeSockaddr(ep);
   setNonBlocking(fd, true);
   if (fn('connect')(fd, sa, sa.length) === 0) return;

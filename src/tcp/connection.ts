@@ -188,8 +188,9 @@ export async function listen(
     }
     throw e;
   }
-  const port = (server.address() as net.AddressInfo).port;
-  const tcp = new TcpServer(server, host, port, buffers);
+  // the address bound (a host name was resolved by listenPinned)
+  const { address: bound, port } = server.address() as net.AddressInfo;
+  const tcp = new TcpServer(server, bound, port, buffers);
   server.on('connection', (raw: net.Socket) => {
     const reader = new Reader(spec);
     const onread = reader.onread();
@@ -202,7 +203,7 @@ export async function listen(
     }
     reader.attach(socket);
     markPinned(socket, buffers);
-    const conn = new TcpConnection(socket, reader, buffers, formatHostPort({ host, port }));
+    const conn = new TcpConnection(socket, reader, buffers, formatHostPort({ host: bound, port }));
     tcp.connections.add(conn);
     conn.closed.then(() => tcp.connections.delete(conn));
     onConnection(conn);

@@ -1,9 +1,10 @@
 // node:dgram as the baseline receiver: one recvmsg and one JavaScript callback per datagram. Same
 // buffer policy as the batch receiver, and the same kernel drop counter (SO_MEMINFO on its fd).
 import dgram from 'node:dgram';
-import { type HostPort, parseListen } from '../policy/address.js';
+import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
+import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError, parseSize } from '../policy/units.js';
 import { fdOf } from '../sys/socket.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
@@ -15,6 +16,8 @@ export interface DgramReceiverOptions {
 }
 
 export interface DgramReceiver {
+  /** The address bound (a host name resolved to its first address). */
+  host: string;
   port: number;
   stats(): {
     received: number;
@@ -32,13 +35,14 @@ export interface DgramReceiver {
 }
 
 export async function createDgramReceiver(o: DgramReceiverOptions): Promise<DgramReceiver> {
-  const listen = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
+  const parsed = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
+  const listen = { host: await resolveFirst(parsed.host), port: parsed.port };
   const socket = dgram.createSocket(listen.host.includes(':') ? 'udp6' : 'udp4');
   await new Promise<void>((resolve, reject) => {
     socket.once('error', (e: NodeJS.ErrnoException) =>
       reject(
         e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL'
-          ? new EnvironmentError(`cannot listen on ${listen.host}:${listen.port}: ${e.code}`)
+          ? new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`)
           : e,
       ),
     );
@@ -57,6 +61,7 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
     o.onMessage(msg, (performance.timeOrigin + performance.now()) * 1000, rinfo.address);
   });
   return {
+    host: listen.host,
     port: socket.address().port,
     stats: () => ({
       received,

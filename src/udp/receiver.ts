@@ -10,6 +10,7 @@ import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
+import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
 import { SysError } from '../sys/errors.js';
@@ -382,6 +383,8 @@ let warnedGroOff = false;
  */
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const r = resolveReceiverOptions(options);
+  // a host name binds its first address (the options stay pure; the lookup is here)
+  r.options.listen = { host: await resolveFirst(r.options.listen.host), port: r.options.listen.port };
   if (r.groOff !== undefined && !warnedGroOff) {
     warnedGroOff = true;
     process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });

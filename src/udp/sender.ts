@@ -4,9 +4,11 @@
 // met on average with bursts of about a millisecond's worth. Sequence numbers are assigned only to
 // datagrams the kernel accepted, so sent = what a receiver can account for, exactly.
 import { randomInt } from 'node:crypto';
+import { isIP } from 'node:net';
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { resolveFirst } from '../policy/resolve.js';
 import { durationMs, parseBitRate, parsePacketRate, parseSize, UsageError } from '../policy/units.js';
 import {
   EAGAIN,
@@ -126,6 +128,7 @@ export class UdpSender {
   private blocked = 0;
   private readonly byCode: Record<string, number> = {};
   private closed = false;
+  private opening: Promise<void> | undefined;
   /** Called once when GSO was asked for and the kernel refused it (the fallback is taken). */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
@@ -152,19 +155,13 @@ export class UdpSender {
       }
     }
     if (this.gso) this.segs = Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / this.size));
-    const base = randomInt(1 << 22) << 8;
-    const sa = encodeSockaddr(this.to);
-    try {
-      for (let i = 0; i < flows; i++) {
-        const fd = createSocket(this.to.host, SOCK_DGRAM);
-        this.flows.push({ fd, id: (base + i) >>> 0, seq: 0 });
-        if (o.sndbuf !== undefined) setIntOption(fd, SOL_SOCKET, SO_SNDBUF, parseSize(o.sndbuf, 'sndbuf'));
-        call('connect', fd, sa, sa.length);
-        if (this.gso) setIntOption(fd, IPPROTO_UDP, UDP_SEGMENT, this.size);
-      }
-    } catch (e) {
-      for (const f of this.flows) closeFd(f.fd);
-      throw e;
+    const sndbuf = o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, 'sndbuf');
+    const open = (host: string) => this.open(host, flows, sndbuf);
+    // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
+    if (isIP(this.to.host)) open(this.to.host);
+    else {
+      this.opening = resolveFirst(this.to.host).then(open);
+      this.opening.catch(() => {}); // reported where it is awaited
     }
     // Room for one sendmmsg: batch messages of up to 64 datagrams (one each without GSO).
     const capacity = this.batch * (this.gso ? this.segs : 1);
@@ -174,7 +171,32 @@ export class UdpSender {
     this.layout();
   }
 
-  /** SO_SNDBUF as getsockopt reports it. */
+  /** Makes the flows' sockets, connected to `host` (an address). */
+  private open(host: string, flows: number, sndbuf: number | undefined): void {
+    if (this.closed) return;
+    const base = randomInt(1 << 22) << 8;
+    const sa = encodeSockaddr({ host, port: this.to.port });
+    try {
+      for (let i = 0; i < flows; i++) {
+        const fd = createSocket(host, SOCK_DGRAM);
+        this.flows.push({ fd, id: (base + i) >>> 0, seq: 0 });
+        if (sndbuf !== undefined) setIntOption(fd, SOL_SOCKET, SO_SNDBUF, sndbuf);
+        call('connect', fd, sa, sa.length);
+        if (this.gso) setIntOption(fd, IPPROTO_UDP, UDP_SEGMENT, this.size);
+      }
+    } catch (e) {
+      for (const f of this.flows) closeFd(f.fd);
+      this.flows.length = 0;
+      throw e;
+    }
+  }
+
+  /** Resolves when the sockets are made (at once for an address; a host name resolves first). */
+  async ready(): Promise<void> {
+    await this.opening;
+  }
+
+  /** SO_SNDBUF as getsockopt reports it (for a host name, once ready()). */
   get sndbuf(): number {
     return getIntOption(this.flows[0].fd, SOL_SOCKET, SO_SNDBUF);
   }
@@ -262,6 +284,7 @@ export class UdpSender {
   ): Promise<UdpSendResult> {
     if (opts.duration === undefined && opts.count === undefined)
       throw new UsageError('a send needs a duration or a count');
+    await this.opening;
     const t0 = performance.now() / 1e3;
     const end =
       t0 +
@@ -335,6 +358,7 @@ export class UdpSender {
    * Returns the trailer datagrams sent.
    */
   async sendTrailer(copies = 3, gapMs = 20): Promise<number> {
+    await this.opening;
     const b = Buffer.alloc(TRAILER_BYTES);
     const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
     const vec = new MsgVec({ count: 1 });

@@ -52,7 +52,8 @@ test('parseServer: the port defaults to 5209; IPv6 and host:port work', () => {
   assert.deepEqual(parseServer('10.0.0.2:7000'), { host: '10.0.0.2', port: 7000 });
   assert.deepEqual(parseServer('::1'), { host: '::1', port: 5209 });
   assert.deepEqual(parseServer('[::1]:7000'), { host: '::1', port: 7000 });
-  assert.deepEqual(parseServer('localhost'), { host: '127.0.0.1', port: 5209 });
+  assert.deepEqual(parseServer('localhost'), { host: 'localhost', port: 5209 });
+  assert.deepEqual(parseServer('vm.example:7000'), { host: 'vm.example', port: 7000 });
   assert.throws(() => parseServer('nowhere:x'), /--remote/);
 });
 

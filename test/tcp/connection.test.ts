@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { test } from 'node:test';
 import { EnvironmentError } from '../../src/policy/units.js';
@@ -189,4 +190,28 @@ test('a connecting side without onData reads nothing until it is set, then gets 
   assert.equal(await c.closed, undefined);
   assert.equal(got, MB);
   server.close();
+});
+
+test("connect({ host: 'localhost' }) reaches a listener on 127.0.0.1 or on ::1; listen({ host: 'localhost' }) binds an address", {
+  timeout: 30_000,
+}, async () => {
+  const local = await listen({ host: 'localhost', port: 0 }, (c) => c.socket.destroy());
+  assert.ok(net.isIP(local.host), `an address, not the name: ${local.host}`);
+  await local.close();
+  const localhost = (await lookup('localhost', { all: true })).map((a) => a.address);
+  // a listener on whichever address localhost names is reached; on the other, the connect is refused
+  for (const host of ['127.0.0.1', '::1']) {
+    let accepted = 0;
+    const srv = await listen({ host, port: 0 }, (c) => {
+      accepted++;
+      c.socket.destroy();
+    });
+    const client = await connect({ host: 'localhost', port: srv.port, onData: () => {} }).catch((e) => e);
+    if (localhost.includes(host)) {
+      assert.ok(!(client instanceof Error), `connected to ${host}: ${client}`);
+      while (accepted === 0) await new Promise((r) => setTimeout(r, 5));
+      client.socket.destroy();
+    } else assert.equal((client as { code?: string }).code, 'ECONNREFUSED', `localhost is not ${host} here`);
+    await srv.close(true);
+  }
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
+import { ResolveError } from '../../src/policy/resolve.js';
 import { UsageError } from '../../src/policy/units.js';
 import { SOCK_DGRAM } from '../../src/sys/constants.js';
 import { bindFd, closeFd, createSocket, localEndpoint } from '../../src/sys/socket.js';
@@ -21,7 +23,25 @@ test('--rate: max, datagrams per second, or a payload bit rate', () => {
 test('bad sizes and counts are usage errors naming the option', () => {
   assert.throws(() => createUdpSender({ to: '127.0.0.1:9', size: 70000 }), /size: '70000'/);
   assert.throws(() => createUdpSender({ to: '127.0.0.1:9', flows: 0 }), /flows: '0'/);
-  assert.throws(() => createUdpSender({ to: 'nowhere:9' }), /--to/);
+  assert.throws(() => createUdpSender({ to: 'no where:9' }), /--to/);
+});
+
+test('a host name: the sockets are made once it resolves; an unknown one rejects run() with exit 3', async () => {
+  const r = await createUdpReceiver({ listen: 'localhost:0', gro: false, onFull: 'wait' });
+  assert.ok(net.isIP(r.host), `bound to an address: ${r.host}`);
+  const s = createUdpSender({ to: `localhost:${r.port}`, size: 64, rate: '10k' });
+  try {
+    await s.ready();
+    assert.equal(s.fds.length, 1);
+    const sent = (await s.run({ count: 100 })).sent;
+    assert.equal(sent, 100);
+  } finally {
+    s.close();
+    await r.close();
+  }
+  const bad = createUdpSender({ to: 'no-such-host.invalid:9' });
+  await assert.rejects(bad.run({ count: 1 }), (e: unknown) => e instanceof ResolveError && e.exitCode === 3);
+  bad.close();
 });
 
 test('a counted send: every datagram numbered once per flow, the trailer tells the total', async () => {
