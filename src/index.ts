@@ -38,6 +38,7 @@ export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/sui
 export { formatTable, type TableColumn } from './bench/table.js';
 
 export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
+export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export {

@@ -90,6 +90,7 @@ const EXPORTS = [
   'runSuite',
   'resolveSize',
   'runIperf3Blast',
+  'Iperf3Sink',
   'runUdpSink',
   'SEEDS',
   'suiteExitCode',

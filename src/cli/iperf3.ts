@@ -4,8 +4,11 @@ import {
   formatBitRate,
   formatDuration,
   formatSize,
+  Iperf3Sink,
   parseCount,
+  parseListen,
   parsePositiveDuration,
+  parseReader,
   parseSize,
   parseTo,
   resolveSize,
@@ -57,7 +60,10 @@ function streamLine(s: Record<string, unknown>): string {
   const policy = (x?: { requested: unknown }) =>
     !x || x.requested === 'auto' ? 'auto' : `pinned ${formatSize(Number(x.requested))}`;
   return (
-    `  [${s.id}] rwnd-limited ${pct(s.rwndLimitedPct)}, sndbuf-limited ${pct(s.sndbufLimitedPct)}, ` +
+    `  [${s.id ?? s.stream}] ` +
+    (s.rwndLimitedPct === undefined
+      ? ''
+      : `rwnd-limited ${pct(s.rwndLimitedPct)}, sndbuf-limited ${pct(s.sndbufLimitedPct)}, `) +
     `cwnd ${formatSize(n(s, 'cwndBytes'))}, rtt ${(n(s, 'rttUs') / 1000).toFixed(2)} ms, ` +
     `wscale ${s.sndWscale ?? '-'}/${s.rcvWscale ?? '-'}, sndbuf ${formatSize(n(s, 'sndbufBytes'))} (${policy(b?.sndbuf)}), ` +
     `rcvbuf ${formatSize(n(s, 'rcvbufBytes'))} (${policy(b?.rcvbuf)})`
@@ -76,4 +82,66 @@ function human(event: string, f: Record<string, unknown>): string {
     ...((f.perStream ?? []) as Record<string, unknown>[]).map(streamLine),
   ];
   return lines.join('\n');
+}
+
+export async function sinkIperf3(o: Opts): Promise<void> {
+  for (const k of ['echo', 'verify'] as const)
+    if (o[k] !== undefined) throw new UsageError(`--${k} cannot be combined with --iperf3`);
+  const listen = parseListen(String(o.listen), '--listen');
+  const out = lineWriter(Boolean(o.json), sinkHuman);
+  const sink = await Iperf3Sink.start(
+    {
+      host: listen.host,
+      port: listen.port,
+      reader: parseReader(String(o.reader), '--reader'),
+      rcvbuf: resolveSize(String(o.rcvbuf), '--rcvbuf'),
+      sndbuf: resolveSize(String(o.sndbuf), '--sndbuf'),
+      once: Boolean(o.once),
+      intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
+    },
+    out,
+  );
+  out('ready', {
+    host: sink.server.host,
+    port: sink.server.port,
+    iperf3: true,
+    buffers: sink.server.buffers,
+  });
+  const stop = () => void sink.stop(true);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const result = await sink.done;
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  out('result', result);
+  if (Number(result.errors) > 0) process.exitCode = 1;
+}
+
+function sinkHuman(event: string, f: Record<string, unknown>): string {
+  switch (event) {
+    case 'ready':
+      return `listening on ${f.host}:${f.port} for iperf3 clients`;
+    case 'interval':
+      return `[${f.stream}] ${formatDuration(n(f, 'seconds'))}  ${formatSize(n(f, 'bytes'))}  ${rate(f)}  ${n(f, 'reads')} reads, buffer ${formatSize(n(f, 'readerSizeBytes'))}`;
+    case 'refused':
+      return `[conn ${f.conn}] refused: ${f.reason}`;
+    case 'connection':
+      return `${streamLine(f)}\n      ${formatSize(n(f, 'bytes'))} received, ${formatSize(n(f, 'sentBytes'))} sent, ${n(f, 'reads')} reads, mean ${formatSize(Math.round(n(f, 'meanReadBytes')))}${f.error ? `; error: ${f.error}` : ''}`;
+    case 'test': {
+      if (f.error) return `test ended in error: ${f.error}`;
+      const c = (f.client ?? {}) as Record<string, unknown>;
+      return (
+        `iperf3 test: ${f.reverse ? 'sent' : 'received'} ${formatSize(n(f, f.reverse ? 'sentBytes' : 'bytes'))} in ${formatDuration(n(f, 'seconds'))} = ${rate(f)} over ${f.streams} stream(s); ` +
+        `client ${f.reverse ? 'received' : 'sent'} ${formatSize(n(c, 'bytes'))}; ` +
+        (f.pinned
+          ? `-w ${formatSize(n(f, 'window'))} pinned this end's buffers (autotuning off)`
+          : 'buffers autotuned (no -w)') +
+        (f.reverse
+          ? `; rwnd-limited ${pct(f.rwndLimitedPct)}, sndbuf-limited ${pct(f.sndbufLimitedPct)}`
+          : '')
+      );
+    }
+    default:
+      return `${event}: ${f.tests} test(s), ${formatSize(n(f, 'bytes'))} received, ${formatSize(n(f, 'sentBytes'))} sent, ${f.errors} error(s)`;
+  }
 }

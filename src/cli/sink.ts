@@ -11,6 +11,7 @@ import {
   UsageError,
 } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
+import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerSinkUdp } from './udp.js';
 
@@ -28,7 +29,9 @@ export function register(program: Command): Command {
     .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
     .option('--interval <duration>', 'report every', '1s')
     .option('--json', 'one JSON object per line on stdout')
+    .option('--iperf3', "answer a stock 'iperf3 -c' (TCP, -R, -P, -w) instead of blast")
     .action(async (o: Record<string, string | boolean | undefined>) => {
+      if (o.iperf3) return sinkIperf3(o);
       const listen = parseListen(String(o.listen), '--listen');
       const reader = parseReader(String(o.reader), '--reader');
       const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');

@@ -180,3 +180,97 @@ test('blast tcp --iperf3 against a busy iperf3 -s exits 3 (ACCESS_DENIED); --byt
     server.kill();
   }
 });
+
+/** `sink tcp --iperf3 --json` on a free port, once it is ready. */
+async function iperf3Sink(extra: string[] = []) {
+  const sink = sockbuf(['sink', 'tcp', '--iperf3', '--listen', '127.0.0.1:0', '--json', ...extra]);
+  const ready = await sink.line((l) => l.event === 'ready');
+  return { sink, port: Number(ready.port) };
+}
+
+for (const [name, extra, exact] of [
+  ['one stream', ['-t', '1'], true],
+  ['-P 2', ['-t', '1', '-P', '2'], true],
+  // -w bounds what is in flight when the client stops reading (see below): within 1 %
+  ['-R -w 128K', ['-t', '2', '-R', '-w', '128K'], true],
+  // autotuned -R: what was in flight when the client read EXCHANGE_RESULTS is sent but never read, as
+  // between two iperf3s (0.8 % at 1 s measured on this machine); a loaded host makes it more
+  ['-R -P 2', ['-t', '1', '-R', '-P', '2'], false],
+] as [string, string[], boolean][]) {
+  test(`iperf3 -c ${name} → sink tcp --iperf3: the client exits 0 with -J, counts agree`, {
+    ...T,
+    skip: NO_IPERF3,
+  }, async () => {
+    const { sink, port } = await iperf3Sink(['--once']);
+    const client = iperf3(['-c', '127.0.0.1', '-p', String(port), '-J', ...extra]);
+    try {
+      const c = await client.done;
+      assert.equal(c.code, 0, c.err);
+      const doc = JSON.parse(c.out);
+      assert.equal(doc.error, undefined);
+      for (const k of ['start', 'intervals', 'end']) assert.ok(k in doc, k);
+      const reverse = extra.includes('-R');
+      const streams = extra.includes('-P') ? 2 : 1;
+      const test = await sink.line((l) => l.event === 'test');
+      const conns = sink.lines.filter((l) => l.event === 'connection');
+      assert.equal(conns.length, streams);
+      assert.deepEqual(
+        conns.map((l) => l.stream),
+        streams === 2 ? [1, 3] : [1],
+      );
+      assert.equal((await sink.exit).code, 0, sink.stderr());
+      const own = conns.reduce((a, l) => a + Number(reverse ? l.sentBytes : l.bytes), 0);
+      assert.equal(Number(reverse ? test.sentBytes : test.bytes), own);
+      // iperf3 -c's sum_sent against the sink's own count (forward); -R: the sink sent, the client received
+      if (!reverse) within1pct(doc.end.sum_sent.bytes, own, 'iperf3 sum_sent vs sink received');
+      else if (exact) within1pct(doc.end.sum_received.bytes, own, 'sink sent vs iperf3 sum_received');
+      else assert.ok(doc.end.sum_received.bytes > 0.9 * own, `${doc.end.sum_received.bytes} vs ${own}`);
+      // the sink's side: its reader and its buffers, and whether -w pinned them
+      for (const l of conns) {
+        assert.equal(typeof (l.reader as Record<string, unknown>).reads, 'number');
+        assert.equal(typeof l.rcvbufBytes, 'number');
+      }
+      const pinned = extra.includes('-w');
+      assert.equal(test.pinned, pinned);
+      if (pinned)
+        for (const l of conns) {
+          assert.deepEqual(l.pinned, { rcvbuf: true, sndbuf: true });
+          assert.equal(l.sndbufBytes, 2 * 128 * 1024, 'SO_SNDBUF 128K reads back doubled');
+        }
+      if (reverse)
+        assert.equal(typeof test.rwndLimitedPct, 'number', 'a sending sink knows its limited share');
+    } finally {
+      client.kill();
+      sink.kill();
+    }
+  });
+}
+
+test('sink tcp --iperf3: UDP and --bidir get SERVER_ERROR with a message; a second client gets ACCESS_DENIED', {
+  ...T,
+  skip: NO_IPERF3,
+}, async () => {
+  const { sink, port } = await iperf3Sink();
+  try {
+    for (const [flag, word] of [
+      ['-u', /UDP/],
+      ['--bidir', /--bidir/],
+    ] as const) {
+      const c = await iperf3(['-c', '127.0.0.1', '-p', String(port), '-t', '1', flag]).done;
+      assert.equal(c.code, 1);
+      assert.match(c.err, /not implemented/);
+      const refused = await sink.line((l) => l.event === 'refused' && word.test(String(l.reason)));
+      assert.match(String(refused.reason), /SERVER_ERROR/);
+    }
+    const first = iperf3(['-c', '127.0.0.1', '-p', String(port), '-t', '3']);
+    await until('the first test running', () => sockets(port, '01') >= 2); // control and data, sink side
+    const second = await iperf3(['-c', '127.0.0.1', '-p', String(port), '-t', '1']).done;
+    assert.equal(second.code, 1);
+    assert.match(second.err, /busy/);
+    await sink.line((l) => l.event === 'refused' && /ACCESS_DENIED/.test(String(l.reason)));
+    assert.equal((await first.done).code, 0);
+    await sink.line((l) => l.event === 'test');
+  } finally {
+    sink.kill();
+  }
+});

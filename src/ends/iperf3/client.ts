@@ -8,7 +8,7 @@ import { EnvironmentError } from '../../policy/units.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
 import { type Emit, pump, ZeroSource } from '../tcp-source.js';
-import { ControlChannel } from './control.js';
+import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
   cpuUtil,
@@ -37,8 +37,8 @@ export interface Iperf3BlastOptions {
   reader?: ReaderSpec;
 }
 
-/** How long this end waits for its last bytes to be acknowledged before it sends TEST_END. */
-const ACK_WAIT_MS = 2000;
+/** How long this end waits for the data connections to close after the test. */
+const CLOSE_WAIT_MS = 2000;
 
 async function expect(ctrl: ControlChannel, want: number, where: string): Promise<void> {
   const s = await ctrl.state();
@@ -52,16 +52,6 @@ async function expect(ctrl: ControlChannel, want: number, where: string): Promis
     );
   }
   throw new Error(`the iperf3 server at ${where} sent state ${s} where ${want} was expected`);
-}
-
-/** Waits until the peer has acknowledged `bytes` stream bytes (after the cookie), or ACK_WAIT_MS. */
-async function acked(conn: TcpConnection, bytes: number): Promise<void> {
-  const until = performance.now() + ACK_WAIT_MS;
-  while (performance.now() < until && !conn.socket.destroyed) {
-    const st = conn.socketStats();
-    if (st?.bytesAcked === undefined || st.bytesAcked >= COOKIE_BYTES + bytes) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 interface Stream {
@@ -143,7 +133,7 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
           }),
         );
         // what the server counts at TEST_END is what it has read: let the last bytes arrive first
-        await Promise.all(streams.map((s) => acked(s.conn, s.bytes)));
+        await Promise.all(streams.map((s) => waitAcked(s.conn, COOKIE_BYTES + s.bytes)));
       }
     } finally {
       clearInterval(timer);
@@ -177,7 +167,7 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
           return s.conn.closed;
         }),
       ),
-      new Promise((r) => setTimeout(r, ACK_WAIT_MS).unref()),
+      new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref()),
     ]);
     const bytes = streams.reduce((a, s) => a + count(s), 0);
     const perStream = streams.map((s) => ({

@@ -15,7 +15,13 @@ export class ControlChannel {
     readonly conn: TcpConnection,
     /** Seconds a read may wait (a peer that says nothing is given up on). */
     private readonly timeoutSeconds = 60,
+    /** Bytes already read from the connection (after the cookie). */
+    first?: Uint8Array,
   ) {
+    if (first?.length) {
+      this.chunks.push(Buffer.from(first));
+      this.have = first.length;
+    }
     conn.onData = (chunk) => {
       this.chunks.push(Buffer.from(chunk)); // a view valid only during the call
       this.have += chunk.length;
@@ -50,13 +56,13 @@ export class ControlChannel {
   }
 
   /** The next n bytes. One read at a time. */
-  read(n: number): Promise<Buffer> {
+  read(n: number, timeoutSeconds = this.timeoutSeconds): Promise<Buffer> {
     if (this.waiter) return Promise.reject(new Error('a control read is already waiting'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = undefined;
-        reject(new Error(`no answer on the control connection within ${this.timeoutSeconds} s`));
-      }, this.timeoutSeconds * 1000);
+        reject(new Error(`no answer on the control connection within ${timeoutSeconds} s`));
+      }, timeoutSeconds * 1000);
       timer.unref();
       this.waiter = {
         n,
@@ -74,8 +80,8 @@ export class ControlChannel {
   }
 
   /** The next state byte (signed). */
-  async state(): Promise<number> {
-    return (await this.read(1)).readInt8(0);
+  async state(timeoutSeconds?: number): Promise<number> {
+    return (await this.read(1, timeoutSeconds)).readInt8(0);
   }
 
   /** The next JSON document; throws when its length is past MAX_CONTROL_JSON_BYTES or it is not JSON. */
@@ -91,6 +97,20 @@ export class ControlChannel {
     }
   }
 
+  /** The first `n` bytes a connection sends (a cookie), and what came with them; onData is taken. */
+  static first(
+    conn: TcpConnection,
+    n: number,
+    timeoutSeconds: number,
+  ): Promise<{ head: Buffer; rest: Buffer }> {
+    const ch = new ControlChannel(conn, timeoutSeconds);
+    return ch.read(n).then((head) => {
+      const rest = ch.chunks.length ? Buffer.concat(ch.chunks) : Buffer.alloc(0);
+      conn.onData = () => {};
+      return { head: Buffer.from(head), rest };
+    });
+  }
+
   write(bytes: Uint8Array): void {
     if (!this.conn.socket.destroyed) this.conn.socket.write(bytes);
   }
@@ -101,5 +121,18 @@ export class ControlChannel {
 
   sendJson(doc: unknown): void {
     this.write(encodeJson(doc));
+  }
+}
+
+/**
+ * Waits until the peer has acknowledged `bytes` bytes of this end's stream (tcp_info bytes_acked), or
+ * `ms` have passed: a side that stops sending lets what it wrote arrive before the counts are compared.
+ */
+export async function waitAcked(conn: TcpConnection, bytes: number, ms = 2000): Promise<void> {
+  const until = performance.now() + ms;
+  while (performance.now() < until && !conn.socket.destroyed) {
+    const st = conn.socketStats();
+    if (st?.bytesAcked === undefined || st.bytesAcked >= bytes) return;
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
