@@ -28,6 +28,10 @@ export function register(program: Command): Command {
     .option('--duration <duration>', 'send for this long (default 10s)')
     .option('--size <size>', 'frame payload bytes', '128K')
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
+    .option(
+      '--write-hwm <size>',
+      "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
+    )
     .option('--parallel <n>', 'streams', '1')
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
@@ -52,6 +56,8 @@ export function register(program: Command): Command {
         );
       if (o.raw && o.reverse) throw new UsageError('--raw and --reverse cannot be combined');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
+      const writableHighWaterMark =
+        o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
       const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
@@ -63,6 +69,7 @@ export function register(program: Command): Command {
           seconds,
           size,
           sndbuf,
+          writableHighWaterMark,
           parallel,
           reverse: Boolean(o.reverse),
           raw: Boolean(o.raw),

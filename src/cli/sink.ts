@@ -8,6 +8,7 @@ import {
   formatDuration,
   formatSize,
   parsePositiveDuration,
+  parseSize,
   UsageError,
 } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
@@ -24,6 +25,10 @@ export function register(program: Command): Command {
     .option('--reader <reader>', 'adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data', 'adaptive')
     .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option('--sndbuf <auto|size>', 'send buffer (what --echo and reverse tests send through)', 'auto')
+    .option(
+      '--write-hwm <size>',
+      "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
+    )
     .option('--echo', 'answer every frame with the same frame (the far end of bench ping)')
     .option('--once', 'exit after the first test (all streams of one blast) has ended')
     .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
@@ -36,6 +41,8 @@ export function register(program: Command): Command {
       const reader = parseReader(String(o.reader), '--reader');
       const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
+      const writableHighWaterMark =
+        o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
       if (o.echo && o.verify) throw new UsageError('--echo and --verify cannot be combined');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
@@ -54,6 +61,7 @@ export function register(program: Command): Command {
           reader,
           rcvbuf,
           sndbuf,
+          writableHighWaterMark,
           echo: Boolean(o.echo),
           verify: Boolean(o.verify),
           once: Boolean(o.once),

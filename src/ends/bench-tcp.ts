@@ -3,8 +3,12 @@
 //   hold   --host H --reader R --conns N        accepts N connections, reads what they send, then
 //                                                measures memory per idle connection; prints result
 //   idle   --host H --port P --conns N --burst B opens N connections, writes B bytes on each, waits
-//   ping   --host H --port P --size S --inflight K --seconds T --sndbuf X --rcvbuf X
-//                                                K frames in flight; round trips/s and latency
+//   ping   --host H --port P --size S --inflight K --seconds T --sndbuf X --rcvbuf X [--write-hwm B]
+//                                                K frames in flight; round trips/s and latency. With
+//                                                --write-hwm the socket's writableHighWaterMark is B and
+//                                                the writer waits for 'drain' when a write says so (a
+//                                                request due meanwhile waits in the process, its latency
+//                                                counted from when it was due); without, it never waits
 // (ping's far end is `sockbuf sink tcp --echo`, so that `bench ping --remote` can run it on a serve host)
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
@@ -100,8 +104,24 @@ async function ping(a: Record<string, string>): Promise<void> {
   // the echo is checked against both, so a lost, repeated, reordered or changed answer is counted
   const indexed = size >= 8;
   const body = Buffer.alloc(indexed ? size - 8 : size, 5);
+  const hwm = a['write-hwm'] === undefined ? undefined : Number(a['write-hwm']);
   let nextIndex = 0;
+  let waiting = false;
+  let owed = 0;
+  let drainWaits = 0;
   const sendRequest = () => {
+    sent.push(performance.now());
+    if (waiting) owed++;
+    else writeRequest();
+  };
+  const onDrain = () => {
+    waiting = false;
+    while (owed > 0 && !waiting) {
+      owed--;
+      writeRequest();
+    }
+  };
+  const writeRequest = () => {
     const head = Buffer.allocUnsafe(indexed ? 12 : 4);
     head.writeUInt32BE(size, 0);
     if (indexed) {
@@ -109,11 +129,15 @@ async function ping(a: Record<string, string>): Promise<void> {
       head.writeUInt32BE(nextIndex >>> 0, 8);
     }
     nextIndex++;
-    sent.push(performance.now());
     conn.socket.cork();
     conn.socket.write(head);
-    conn.socket.write(body);
+    const room = conn.socket.write(body);
     conn.socket.uncork();
+    if (hwm !== undefined && !room) {
+      waiting = true;
+      drainWaits++;
+      conn.socket.once('drain', onDrain);
+    }
   };
   const sent: number[] = [];
   const lat: number[] = [];
@@ -124,6 +148,7 @@ async function ping(a: Record<string, string>): Promise<void> {
     port: Number(a.port),
     rcvbuf: buf(a.rcvbuf),
     sndbuf: buf(a.sndbuf),
+    writableHighWaterMark: hwm,
   });
   // the far end (sink --echo) takes a hello first; a serve far end requires its secret in it
   const secret = process.env.SOCKBUF_SECRET || undefined;
@@ -181,6 +206,8 @@ async function ping(a: Record<string, string>): Promise<void> {
     latencyP99Us: q(0.99),
     latencyP999Us: q(0.999),
     mismatches,
+    writableHighWaterMark: conn.socket.writableHighWaterMark,
+    drainWaits,
   });
   await conn.closed;
   if (mismatches > 0) {

@@ -71,6 +71,8 @@ export interface SinkOptions {
   reader: ReaderSpec;
   rcvbuf?: BufferSize;
   sndbuf?: BufferSize;
+  /** Every accepted socket's writableHighWaterMark (echo and reverse writers wait for 'drain'). */
+  writableHighWaterMark?: number;
   verify: boolean;
   /** Answer every frame with the same frame (a hello first is optional); `frames` counts them. */
   echo?: boolean;
@@ -156,7 +158,14 @@ export class Sink {
   static async start(opts: SinkOptions, emit: Emit): Promise<Sink> {
     let sink: Sink | undefined;
     const server = await listen(
-      { host: opts.host, port: opts.port, reader: opts.reader, rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf },
+      {
+        host: opts.host,
+        port: opts.port,
+        reader: opts.reader,
+        rcvbuf: opts.rcvbuf,
+        sndbuf: opts.sndbuf,
+        writableHighWaterMark: opts.writableHighWaterMark,
+      },
       (conn) => sink?.accept(conn),
     );
     sink = new Sink(server, opts, emit);

@@ -113,6 +113,8 @@ export interface BlastOptions {
   /** Frame payload bytes. */
   size: number;
   sndbuf?: BufferSize;
+  /** Each stream's writableHighWaterMark (the writer waits for 'drain'); default Node's 16 KiB. */
+  writableHighWaterMark?: number;
   parallel: number;
   reverse: boolean;
   intervalSeconds: number;
@@ -151,6 +153,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
         host: opts.host,
         port: opts.port,
         sndbuf: opts.reverse ? undefined : opts.sndbuf,
+        writableHighWaterMark: opts.writableHighWaterMark,
         reader: opts.reader,
         // read from the start: reverse counts what arrives (conn.reader.bytes); forward sees the FIN
         onData: () => {},

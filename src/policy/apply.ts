@@ -128,6 +128,8 @@ export interface ConnectPinnedOptions extends TcpBufferOptions {
   timeoutSeconds?: number;
   /** Hand the socket over paused: it reads nothing from the kernel until `socket.resume()`. */
   paused?: boolean;
+  /** The net.Socket's writableHighWaterMark (Node's default: 16 KiB). */
+  writableHighWaterMark?: number;
 }
 
 /**
@@ -148,7 +150,7 @@ export async function connectPinned(
       try {
         const buffers = applyTcpBuffers(fd, opts);
         await connectFd(fd, { host, port: to.port }, timeoutSeconds);
-        const socket = socketFromFd(fd, opts.onread, opts.paused);
+        const socket = socketFromFd(fd, opts.onread, opts.paused, opts.writableHighWaterMark);
         markPinned(socket, buffers);
         return { socket, buffers };
       } catch (e) {

@@ -137,7 +137,12 @@ export type OnRead = {
  * socket reads nothing from the kernel until `resume()` (Node's internal `pauseOnCreate`, the option
  * behind net.Server's pauseOnConnect): the kernel keeps the bytes, and its window holds the peer.
  */
-export function socketFromFd(fd: number, onread?: OnRead, paused = false): net.Socket {
+export function socketFromFd(
+  fd: number,
+  onread?: OnRead,
+  paused = false,
+  writableHighWaterMark?: number,
+): net.Socket {
   setNonBlocking(fd);
   return new net.Socket({
     fd,
@@ -145,6 +150,7 @@ export function socketFromFd(fd: number, onread?: OnRead, paused = false): net.S
     writable: true,
     onread,
     pauseOnCreate: paused,
+    ...(writableHighWaterMark === undefined ? {} : { writableHighWaterMark }),
   } as net.SocketConstructorOpts);
 }
 
@@ -163,9 +169,14 @@ export function listenOnFd(server: net.Server, fd: number): Promise<void> {
 /**
  * Node 20 ignores `onread` for accepted sockets. For a server made with pauseOnConnect: true, this
  * moves the accepted socket's handle into a new net.Socket that reads through `onread`. The new
- * socket is created paused (it reads nothing until `resume()`), as the accepted one was.
+ * socket is created paused (it reads nothing until `resume()`), as the accepted one was. It is also
+ * the way to give an accepted socket its own writableHighWaterMark (Node fixes it at construction).
  */
-export function rewrapAccepted(accepted: net.Socket, onread: OnRead): net.Socket {
+export function rewrapAccepted(
+  accepted: net.Socket,
+  onread: OnRead | undefined,
+  writableHighWaterMark?: number,
+): net.Socket {
   // biome-ignore lint/suspicious/noExplicitAny: Node internals
   const a = accepted as any;
   const handle = a._handle;
@@ -178,6 +189,7 @@ export function rewrapAccepted(accepted: net.Socket, onread: OnRead): net.Socket
     writable: true,
     onread,
     pauseOnCreate: true,
+    ...(writableHighWaterMark === undefined ? {} : { writableHighWaterMark }),
   } as net.SocketConstructorOpts);
   accepted.destroy();
   return s;

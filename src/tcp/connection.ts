@@ -123,6 +123,12 @@ export interface ConnectOptions extends TcpBufferOptions {
   reader?: ReaderOption | ReaderSpec;
   /** The consumer from the start; without it, nothing is read until `conn.onData` is set. */
   onData?: Consumer;
+  /**
+   * Bytes socket.write() queues in this process before it returns false (Node's default: 16 KiB): a
+   * writer that waits for 'drain' keeps at most about this much in the process above the kernel's send
+   * buffer, as Netty's WRITE_BUFFER_WATER_MARK does for a writer that checks isWritable().
+   */
+  writableHighWaterMark?: number;
 }
 
 /** Connects; buffers set in `opts` are applied before the SYN. Rejects with SysError or UsageError. */
@@ -130,7 +136,13 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
   const reader = new Reader(resolveReader(opts.reader));
   const { socket, buffers } = await connectPinned(
     { host: opts.host, port: opts.port },
-    { rcvbuf: opts.rcvbuf, sndbuf: opts.sndbuf, onread: reader.onread(), paused: true },
+    {
+      rcvbuf: opts.rcvbuf,
+      sndbuf: opts.sndbuf,
+      onread: reader.onread(),
+      paused: true,
+      writableHighWaterMark: opts.writableHighWaterMark,
+    },
   );
   reader.attach(socket);
   const conn = new TcpConnection(socket, reader, buffers);
@@ -145,6 +157,8 @@ export interface ListenOptions extends TcpBufferOptions {
   port: number;
   reader?: ReaderOption | ReaderSpec;
   backlog?: number;
+  /** Every accepted socket's writableHighWaterMark (see ConnectOptions). */
+  writableHighWaterMark?: number;
 }
 
 export class TcpServer {
@@ -196,7 +210,8 @@ export async function listen(
     const onread = reader.onread();
     let socket = raw;
     try {
-      if (onread) socket = rewrapAccepted(raw, onread);
+      if (onread || opts.writableHighWaterMark !== undefined)
+        socket = rewrapAccepted(raw, onread, opts.writableHighWaterMark);
     } catch {
       raw.destroy(); // closed before we got to it
       return;

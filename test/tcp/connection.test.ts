@@ -215,3 +215,46 @@ test("connect({ host: 'localhost' }) reaches a listener on 127.0.0.1 or on ::1; 
     await srv.close(true);
   }
 });
+
+for (const reader of ['adaptive', 'data'] as const) {
+  // Corked, the bytes stay in the process (as when the kernel's send buffer is full), so write()'s
+  // answer is the mark's: an uncorked write the kernel takes at once returns true whatever the mark.
+  test(`writableHighWaterMark on both ends: an 8 KiB write held in the process returns false over a 4 KiB mark, true under Node's 16 KiB (${reader})`, {
+    timeout: 30_000,
+  }, async () => {
+    const answers: boolean[] = [];
+    const srv = await listen({ port: 0, reader, writableHighWaterMark: 4096 }, (c) => {
+      assert.equal(c.socket.writableHighWaterMark, 4096);
+      c.socket.cork();
+      answers.push(c.socket.write(Buffer.alloc(8192, 1)));
+      c.socket.uncork();
+      c.socket.end();
+      c.onData = () => {};
+    });
+    let got = 0;
+    const marked = await connect({
+      host: '127.0.0.1',
+      port: srv.port,
+      reader,
+      writableHighWaterMark: 4096,
+      onData: (chunk) => {
+        got += chunk.length;
+      },
+    });
+    assert.equal(marked.socket.writableHighWaterMark, 4096);
+    marked.socket.cork();
+    assert.equal(marked.socket.write(Buffer.alloc(8192, 2)), false, 'over the mark: wait for drain');
+    marked.socket.uncork();
+    marked.socket.end();
+    await marked.closed;
+    const plain = await connect({ host: '127.0.0.1', port: srv.port, reader, onData: () => {} });
+    plain.socket.cork();
+    assert.equal(plain.socket.write(Buffer.alloc(8192, 2)), true, "under Node's default mark");
+    plain.socket.uncork();
+    plain.socket.end();
+    await plain.closed;
+    assert.deepEqual(answers, [false, false]);
+    assert.equal(got, 8192, 'every byte still arrives');
+    await srv.close();
+  });
+}

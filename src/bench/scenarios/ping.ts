@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCount, parseList, parsePositiveDuration, parseSize } from '../../policy/units.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
-import { parsePolicy } from './tcp.js';
+import { hwmArgs, parseHwm, parsePolicy, withHwms } from './tcp.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const END = join(dirname(HERE), '..', '..', 'ends', `bench-tcp${extname(HERE)}`);
@@ -15,6 +15,7 @@ interface Params {
   sizes: number[];
   inflight: number[];
   seconds: number;
+  hwms?: { label: string; bytes?: number }[];
 }
 
 /** Microseconds as the suite's table writes them: the unit in the column title, not in the cell. */
@@ -36,6 +37,11 @@ const scenario: Scenario<Params> = {
       default: 'auto,rcvbuf=65535',
     },
     { flags: '--duration <duration>', description: 'per run', default: '3s' },
+    {
+      flags: '--write-hwms <list>',
+      description:
+        "write water marks on both ends: default | SIZE (writableHighWaterMark; the writer waits for 'drain')",
+    },
   ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
@@ -44,17 +50,26 @@ const scenario: Scenario<Params> = {
       sizes: parseList(String(o.sizes), '--sizes', parseSize),
       inflight: parseList(String(o.inflight), '--inflight', (v, opt) => parseCount(v, opt, 1, 4096)),
       seconds,
+      ...(o.writeHwms === undefined
+        ? {}
+        : { hwms: parseList(String(o.writeHwms), '--write-hwms', parseHwm) }),
     };
   },
   points: (p) =>
-    p.policies.flatMap((pol) =>
-      p.sizes.flatMap((s) =>
-        p.inflight.map((k) => ({ policy: pol.label, size: String(s), inflight: String(k) })),
+    withHwms(
+      p.policies.flatMap((pol) =>
+        p.sizes.flatMap((s) =>
+          p.inflight.map((k) => ({ policy: pol.label, size: String(s), inflight: String(k) })),
+        ),
       ),
+      p.hwms,
     ),
   ends: (pt, p) => {
     const pol = p.policies.find((x) => x.label === pt.policy) as Params['policies'][number];
-    const bufs = ['--rcvbuf', String(pol.rcvbuf ?? 'auto'), '--sndbuf', String(pol.sndbuf ?? 'auto')];
+    const bufs = [
+      ...['--rcvbuf', String(pol.rcvbuf ?? 'auto'), '--sndbuf', String(pol.sndbuf ?? 'auto')],
+      ...hwmArgs(pt.hwm),
+    ];
     return {
       // a sockbuf command, not a module: `--remote` runs it on a sockbuf serve host
       receiver: { sockbuf: ['sink', 'tcp', '--echo', '--once', '--listen', '{host}:0', '--json', ...bufs] },
@@ -86,6 +101,8 @@ const scenario: Scenario<Params> = {
       latencyP50Us: f('latencyP50Us'),
       latencyP99Us: f('latencyP99Us'),
       latencyP999Us: f('latencyP999Us'),
+      // how often the writer waited for 'drain' (--write-hwm only; 0 without)
+      drainWaits: Number(r.drainWaits ?? 0),
     };
   },
   primary: 'roundTripsPerSecond',

@@ -16,6 +16,7 @@ interface Params {
   policies: Policy[];
   sizes: number[];
   seconds: number;
+  hwms?: { label: string; bytes?: number }[];
 }
 
 /**
@@ -32,6 +33,29 @@ export function parsePolicy(v: string, option = '--policies'): Policy {
   const n = parseSize(m[2], option);
   if (m[1] === 'both') return { label: `both:${n}`, rcvbuf: n, sndbuf: n };
   return { label: `${m[1]}:${n}`, [m[1]]: n };
+}
+
+/**
+ * A write water mark for `--write-hwms`: `default` (Node's 16 KiB, no `--write-hwm` passed) or a size
+ * (`--write-hwm SIZE` on both ends: the sockets' writableHighWaterMark, writers wait for 'drain').
+ */
+export function parseHwm(v: string, option = '--write-hwms'): { label: string; bytes?: number } {
+  if (v === 'default') return { label: 'default' };
+  const n = parseSize(v, option);
+  return { label: String(n), bytes: n };
+}
+
+/** The `--write-hwm` arguments for a point's `hwm` label (none for `default` or no label). */
+export function hwmArgs(label: string | undefined): string[] {
+  return label === undefined || label === 'default' ? [] : ['--write-hwm', label];
+}
+
+/** Points × the water marks, when `--write-hwms` was given (a point has an `hwm` label only then). */
+export function withHwms<T extends Record<string, string>>(
+  points: T[],
+  hwms: { label: string }[] | undefined,
+): Record<string, string>[] {
+  return hwms ? points.flatMap((pt) => hwms.map((h) => ({ ...pt, hwm: h.label }))) : points;
 }
 
 /** The sender's interval lines from the middle of the run (not the slow start, not the tail). */
@@ -59,6 +83,11 @@ const scenario: Scenario<Params> = {
     },
     { flags: '--sizes <list>', description: 'message payload sizes', default: '250,4000,16000,100000' },
     { flags: '--duration <duration>', description: 'per run', default: '10s' },
+    {
+      flags: '--write-hwms <list>',
+      description:
+        "write water marks on both ends: default | SIZE (writableHighWaterMark; the writer waits for 'drain')",
+    },
   ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
@@ -66,9 +95,16 @@ const scenario: Scenario<Params> = {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
       sizes: parseList(String(o.sizes), '--sizes', parseSize),
       seconds,
+      ...(o.writeHwms === undefined
+        ? {}
+        : { hwms: parseList(String(o.writeHwms), '--write-hwms', parseHwm) }),
     };
   },
-  points: (p) => p.policies.flatMap((pol) => p.sizes.map((s) => ({ policy: pol.label, size: String(s) }))),
+  points: (p) =>
+    withHwms(
+      p.policies.flatMap((pol) => p.sizes.map((s) => ({ policy: pol.label, size: String(s) }))),
+      p.hwms,
+    ),
   ends: (pt, p) => {
     const pol = p.policies.find((x) => x.label === pt.policy) as Policy;
     return {
@@ -82,6 +118,7 @@ const scenario: Scenario<Params> = {
           '--json',
           '--rcvbuf',
           String(pol.rcvbuf ?? 'auto'),
+          ...hwmArgs(pt.hwm),
         ],
       },
       sender: {
@@ -97,6 +134,7 @@ const scenario: Scenario<Params> = {
           pt.size,
           '--sndbuf',
           String(pol.sndbuf ?? 'auto'),
+          ...hwmArgs(pt.hwm),
         ],
       },
     };

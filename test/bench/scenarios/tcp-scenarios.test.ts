@@ -100,3 +100,43 @@ test('bench ping and bench idle run with short options', { timeout: 120_000 }, a
     'adaptive: the shared buffer over 200 connections',
   );
 });
+
+test("bench ping and tcp --write-hwms: a point per water mark; with one set, the ping's writer waits for 'drain'", {
+  timeout: 120_000,
+}, async () => {
+  const p = await bench([
+    ...['ping', '--duration', '500ms', '--sizes', '100000', '--inflight', '8'],
+    ...['--policies', 'auto,both=65535', '--write-hwms', 'default,64K'],
+  ]);
+  assert.equal(p.code, 0, p.stderr);
+  const rows = p.doc.results as Row[];
+  assert.deepEqual(
+    rows.map((x) => `${x.policy} ${x.hwm}`),
+    ['auto default', 'auto 65536', 'both:65535 default', 'both:65535 65536'],
+  );
+  for (const row of rows) {
+    assert.ok(median(row, 'roundTripsPerSecond') > 0);
+    // 100 000 B frames over a 64 KiB mark: every write waits; with no mark the writer never does
+    if (row.hwm === 'default') assert.equal(median(row, 'drainWaits'), 0);
+    else assert.ok(median(row, 'drainWaits') > 0, JSON.stringify(row));
+  }
+  const t = await bench([
+    'tcp',
+    '--duration',
+    '1s',
+    '--sizes',
+    '4000',
+    '--policies',
+    'auto',
+    '--write-hwms',
+    '1M',
+  ]);
+  assert.equal(t.code, 0, t.stderr);
+  assert.deepEqual(
+    (t.doc.results as Row[]).map((x) => x.hwm),
+    ['1048576'],
+  );
+  const bad = await bench(['ping', '--write-hwms', 'default,12X']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--write-hwms.*12X/);
+});
