@@ -1,6 +1,7 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { FAR_END_ENV, parseFarEnd, Sink } from '../ends/tcp-sink.js';
+import { FAR_END_ENV, parseFarEnd } from '../ends/far-end.js';
+import { Sink } from '../ends/tcp-sink.js';
 import { formatHostPort, parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {

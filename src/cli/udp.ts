@@ -1,7 +1,7 @@
 // `sink udp` and `blast udp`: parse, call src/udp, print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
-import { FAR_END_ENV, parseFarEnd } from '../ends/tcp-sink.js';
+import { FAR_END_ENV, parseFarEnd } from '../ends/far-end.js';
 import { runUdpSink, WARM_UP_SECONDS } from '../ends/udp-sink.js';
 import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
 import {

@@ -5,65 +5,15 @@
 // bench ping) there is no hello: every frame read is written back as it is.
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { parseBoundedJson } from '../policy/json.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
 import { formatReader, type ReaderSpec } from '../tcp/reader.js';
+import type { FarEndLimits } from './far-end.js';
 import { type Hello, HelloDetector, secretMatches } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
+import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';
 import { type Emit, pump } from './tcp-source.js';
-
-/**
- * What `serve` tells a far end through its environment (SOCKBUF_FAR_END, never argv): the test's secret
- * and the server's caps, which the far end enforces itself.
- */
-export interface FarEndLimits {
-  secret: string;
-  /** Bytes received and sent, all connections together. */
-  maxBytes: number;
-  /** From the far end's start. */
-  maxSeconds: number;
-  /** The largest frame payload (hello size, echoed frame). */
-  maxFrame: number;
-  /** Connections of the test. */
-  maxStreams: number;
-  /** The client's address as the control connection saw it (a UDP far end counts only its datagrams). */
-  peer?: string;
-}
-
-/** The environment variable that carries FarEndLimits (JSON) from serve to its far end. */
-export const FAR_END_ENV = 'SOCKBUF_FAR_END';
-
-/** Reads FAR_END_ENV; throws an Error naming what is wrong (a far end must not start without its caps). */
-export function parseFarEnd(text: string): FarEndLimits {
-  let v: Partial<FarEndLimits>;
-  try {
-    v = parseBoundedJson(text) as Partial<FarEndLimits>;
-  } catch {
-    throw new Error(`${FAR_END_ENV} is not JSON`);
-  }
-  const pos = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
-  if (
-    !v ||
-    typeof v !== 'object' ||
-    typeof v.secret !== 'string' ||
-    v.secret.length < 16 ||
-    !pos(v.maxBytes) ||
-    !pos(v.maxSeconds) ||
-    !pos(v.maxFrame) ||
-    !pos(v.maxStreams)
-  )
-    throw new Error(`${FAR_END_ENV} lacks the secret or a cap (maxBytes, maxSeconds, maxFrame, maxStreams)`);
-  return {
-    secret: v.secret,
-    maxBytes: v.maxBytes as number,
-    maxSeconds: v.maxSeconds as number,
-    maxFrame: v.maxFrame as number,
-    maxStreams: v.maxStreams as number,
-    ...(typeof v.peer === 'string' && v.peer.length <= 64 ? { peer: v.peer } : {}),
-  };
-}
 
 export interface SinkOptions {
   host: string;
@@ -86,26 +36,6 @@ export interface SinkOptions {
 
 /** A far end waits this long for a connection's hello before closing it. */
 const HELLO_SECONDS = 10;
-
-interface Conn {
-  id: number;
-  conn: TcpConnection;
-  hello?: Hello;
-  /** Not a sockbuf connection: bytes counted, nothing decoded. */
-  plain?: boolean;
-  detector?: HelloDetector;
-  verifier?: PatternVerifier;
-  decoder?: FrameDecoder;
-  /** Frames echoed (echo only). */
-  echoed?: number;
-  /** Why the sink itself closed it (a far end's refusal), if it did. */
-  refused?: string;
-  sent: number;
-  lastBytes: number;
-  lastReads: number;
-  /** socket.bytesWritten at the previous interval (echo and reverse connections move by writing). */
-  lastWritten: number;
-}
 
 export class Sink {
   readonly done: Promise<Record<string, unknown>>;
@@ -369,31 +299,9 @@ export class Sink {
     this.last = now;
     let idle = 0;
     for (const c of this.conns) {
-      const r = c.conn.reader;
-      const bytes = r.bytes - c.lastBytes;
-      const reads = r.reads - c.lastReads;
-      const written = c.conn.socket.bytesWritten - c.lastWritten;
-      c.lastBytes = r.bytes;
-      c.lastReads = r.reads;
-      c.lastWritten += written;
-      if (bytes === 0 && reads === 0 && written === 0) {
-        idle++;
-        continue;
-      }
-      const st = c.conn.intervalStats();
-      this.emit('interval', {
-        conn: c.id,
-        stream: c.hello?.stream,
-        seconds: (now - c.conn.openedAt) / 1000,
-        intervalSeconds: dt,
-        bytes,
-        bytesPerSecond: bytes / dt,
-        reads,
-        meanReadBytes: reads ? bytes / reads : 0,
-        readerSizeBytes: st.reader.sizeBytes,
-        ...(c.verifier ? { mismatches: c.verifier.mismatches } : {}),
-        ...st,
-      });
+      const line = intervalLine(c, now, dt);
+      if (line) this.emit('interval', line);
+      else idle++;
     }
     if (idle) this.emit('interval', { idleConnections: idle, intervalSeconds: dt });
   }
@@ -417,35 +325,14 @@ export class Sink {
     const now = performance.now();
     this.ended = now;
     const seconds = (now - c.conn.openedAt) / 1000;
-    const st = c.conn.stats();
-    const r = st.reader;
-    let error = c.conn.error?.message;
-    if (!error && c.decoder?.partial) error = 'the stream ended in the middle of a frame';
-    if (!error && !c.hello && !c.plain && !this.opts.echo) error = 'the connection closed before a hello';
-    if (!error && c.verifier) error = c.verifier.finish();
-    const line: Record<string, unknown> = {
-      conn: c.id,
-      test: c.hello?.test,
-      stream: c.hello?.stream,
-      reverse: c.hello?.reverse ?? false,
-      ...(c.plain ? { plain: true } : {}),
-      bytes: r.bytes,
-      sentBytes: c.sent,
-      seconds,
-      bytesPerSecond: (c.hello?.reverse ? c.sent : r.bytes) / seconds,
-      reads: r.reads,
-      meanReadBytes: r.meanReadBytes,
-      ...(c.verifier ? { frames: c.verifier.frames, mismatches: c.verifier.mismatches } : {}),
-      ...(c.echoed !== undefined ? { frames: c.echoed } : {}),
-      ...(error ? { error } : {}),
-      ...st,
-    };
-    this.totals.connections++;
-    this.totals.bytes += r.bytes;
-    this.totals.sentBytes += c.sent;
-    this.totals.frames += c.verifier?.frames ?? c.echoed ?? 0;
-    this.totals.mismatches += c.verifier?.mismatches ?? 0;
-    if (error) this.totals.errors++;
+    const { line, error } = connectionLine(c, seconds, this.opts.echo === true);
+    const t = this.totals;
+    t.connections++;
+    t.bytes += line.bytes;
+    t.sentBytes += c.sent;
+    t.frames += c.verifier?.frames ?? c.echoed ?? 0;
+    t.mismatches += c.verifier?.mismatches ?? 0;
+    if (error) t.errors++;
     this.emit('connection', line);
     if (this.opts.once && c.hello && c.hello.test === this.firstTest) {
       this.firstTestEnded++;

@@ -6,8 +6,8 @@
 // connections are closed after a timeout; a client that goes away mid-test has its far end killed
 // and reaped, so its ports are free before the next test starts.
 import net from 'node:net';
+import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end.js';
 import { newSecret } from '../ends/hello.js';
-import { FAR_END_ENV, type FarEndLimits } from '../ends/tcp-sink.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';

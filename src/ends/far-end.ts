@@ -1,0 +1,54 @@
+// What `serve` hands a far end it starts (sink tcp, sink udp): the test's secret and the caps the far
+// end enforces itself, as JSON in one environment variable (never argv, where `ps` shows it).
+import { parseBoundedJson } from '../policy/json.js';
+
+/**
+ * What `serve` tells a far end through its environment (SOCKBUF_FAR_END, never argv): the test's secret
+ * and the server's caps, which the far end enforces itself.
+ */
+export interface FarEndLimits {
+  secret: string;
+  /** Bytes received and sent, all connections together. */
+  maxBytes: number;
+  /** From the far end's start. */
+  maxSeconds: number;
+  /** The largest frame payload (hello size, echoed frame). */
+  maxFrame: number;
+  /** Connections of the test. */
+  maxStreams: number;
+  /** The client's address as the control connection saw it (a UDP far end counts only its datagrams). */
+  peer?: string;
+}
+
+/** The environment variable that carries FarEndLimits (JSON) from serve to its far end. */
+export const FAR_END_ENV = 'SOCKBUF_FAR_END';
+
+/** Reads FAR_END_ENV; throws an Error naming what is wrong (a far end must not start without its caps). */
+export function parseFarEnd(text: string): FarEndLimits {
+  let v: Partial<FarEndLimits>;
+  try {
+    v = parseBoundedJson(text) as Partial<FarEndLimits>;
+  } catch {
+    throw new Error(`${FAR_END_ENV} is not JSON`);
+  }
+  const pos = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+  if (
+    !v ||
+    typeof v !== 'object' ||
+    typeof v.secret !== 'string' ||
+    v.secret.length < 16 ||
+    !pos(v.maxBytes) ||
+    !pos(v.maxSeconds) ||
+    !pos(v.maxFrame) ||
+    !pos(v.maxStreams)
+  )
+    throw new Error(`${FAR_END_ENV} lacks the secret or a cap (maxBytes, maxSeconds, maxFrame, maxStreams)`);
+  return {
+    secret: v.secret,
+    maxBytes: v.maxBytes as number,
+    maxSeconds: v.maxSeconds as number,
+    maxFrame: v.maxFrame as number,
+    maxStreams: v.maxStreams as number,
+    ...(typeof v.peer === 'string' && v.peer.length <= 64 ? { peer: v.peer } : {}),
+  };
+}

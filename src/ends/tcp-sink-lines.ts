@@ -1,0 +1,88 @@
+// What sink tcp reports of each connection: the state it keeps per connection, and the JSON lines it
+// prints (an interval line while the connection moves, one line when it ends). Field names are
+// sockbuf's JSON (docs/results-schema.json): keep them.
+import type { TcpConnection } from '../tcp/connection.js';
+import type { FrameDecoder } from '../tcp/frame.js';
+import type { Hello, HelloDetector } from './hello.js';
+import type { PatternVerifier } from './pattern.js';
+
+export interface Conn {
+  id: number;
+  conn: TcpConnection;
+  hello?: Hello;
+  /** Not a sockbuf connection: bytes counted, nothing decoded. */
+  plain?: boolean;
+  detector?: HelloDetector;
+  verifier?: PatternVerifier;
+  decoder?: FrameDecoder;
+  /** Frames echoed (echo only). */
+  echoed?: number;
+  /** Why the sink itself closed it (a far end's refusal), if it did. */
+  refused?: string;
+  sent: number;
+  lastBytes: number;
+  lastReads: number;
+  /** socket.bytesWritten at the previous interval (echo and reverse connections move by writing). */
+  lastWritten: number;
+}
+
+/**
+ * The interval line of a connection that moved (read or wrote) since the previous interval `dt`
+ * seconds ago, or undefined when it was idle. Moves the connection's marks to now.
+ */
+export function intervalLine(c: Conn, now: number, dt: number): Record<string, unknown> | undefined {
+  const r = c.conn.reader;
+  const bytes = r.bytes - c.lastBytes;
+  const reads = r.reads - c.lastReads;
+  const written = c.conn.socket.bytesWritten - c.lastWritten;
+  c.lastBytes = r.bytes;
+  c.lastReads = r.reads;
+  c.lastWritten += written;
+  if (bytes === 0 && reads === 0 && written === 0) return undefined;
+  const st = c.conn.intervalStats();
+  return {
+    conn: c.id,
+    stream: c.hello?.stream,
+    seconds: (now - c.conn.openedAt) / 1000,
+    intervalSeconds: dt,
+    bytes,
+    bytesPerSecond: bytes / dt,
+    reads,
+    meanReadBytes: reads ? bytes / reads : 0,
+    readerSizeBytes: st.reader.sizeBytes,
+    ...(c.verifier ? { mismatches: c.verifier.mismatches } : {}),
+    ...st,
+  };
+}
+
+/** The line of a connection that ended after `seconds`, and what went wrong with it, if anything. */
+export function connectionLine(
+  c: Conn,
+  seconds: number,
+  echo: boolean,
+): { line: Record<string, unknown> & { bytes: number }; error?: string } {
+  const st = c.conn.stats();
+  const r = st.reader;
+  let error = c.conn.error?.message;
+  if (!error && c.decoder?.partial) error = 'the stream ended in the middle of a frame';
+  if (!error && !c.hello && !c.plain && !echo) error = 'the connection closed before a hello';
+  if (!error && c.verifier) error = c.verifier.finish();
+  const line = {
+    conn: c.id,
+    test: c.hello?.test,
+    stream: c.hello?.stream,
+    reverse: c.hello?.reverse ?? false,
+    ...(c.plain ? { plain: true } : {}),
+    bytes: r.bytes,
+    sentBytes: c.sent,
+    seconds,
+    bytesPerSecond: (c.hello?.reverse ? c.sent : r.bytes) / seconds,
+    reads: r.reads,
+    meanReadBytes: r.meanReadBytes,
+    ...(c.verifier ? { frames: c.verifier.frames, mismatches: c.verifier.mismatches } : {}),
+    ...(c.echoed !== undefined ? { frames: c.echoed } : {}),
+    ...(error ? { error } : {}),
+    ...st,
+  };
+  return { line, error };
+}
