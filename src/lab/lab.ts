@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBoundedJson, readBoundedJsonFile } from '../policy/json.js';
 import { EnvironmentError, formatBitRate, formatDuration, UsageError } from '../policy/units.js';
+import { sockbufCommand } from '../sys/process.js';
 import { readSysctlText } from '../sys/sysctl.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
 import { type DelayLine, type DirectionStats, startDelayLine } from './delayline.js';
@@ -455,14 +456,28 @@ export async function withLab<T>(opts: LabOptions, fn: (lab: Lab) => Promise<T>)
   }
 }
 
-/** Starts `argv` in a host's namespace of a lab described by `info` (also one owned by another process). */
+/**
+ * `sockbuf …` is this sockbuf (node and its entry: dist/cli/main.js, or the sources under tsx), whether
+ * or not a sockbuf is on PATH; any other argv is left as it is.
+ */
+export function ownSockbuf(argv: string[]): string[] {
+  if (argv[0] !== 'sockbuf') return argv;
+  const c = sockbufCommand(argv.slice(1));
+  return [c.file, ...c.args];
+}
+
+/**
+ * Starts `argv` in a host's namespace of a lab described by `info` (also one owned by another process).
+ * `sockbuf` as the command runs this sockbuf (ownSockbuf).
+ */
 export function spawnIn(
   info: LabInfo,
   host: HostName,
   argv: string[],
   opts: SpawnOptions = {},
 ): ChildProcess {
-  const [file, ...args] = netnsArgv(info, host, argv[0], argv.slice(1));
+  const [cmd, ...rest] = ownSockbuf(argv);
+  const [file, ...args] = netnsArgv(info, host, cmd, rest);
   return spawn(file, args, {
     env: { ...process.env, [LAB_ENV]: JSON.stringify(info) },
     ...opts,

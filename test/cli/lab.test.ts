@@ -57,3 +57,36 @@ test('lab -- CMD runs the command with the lab in its environment, then takes th
   assert.ok(mine, 'the lab was up while the command ran');
   assert.doesNotMatch(netns(), new RegExp(`sbl-${mine.pid}-`));
 });
+
+test('lab exec HOST -- sockbuf … runs this sockbuf with no sockbuf on PATH (in the host namespace)', {
+  skip: !root && 'needs root',
+  timeout: 120_000,
+}, () => {
+  const up = sockbuf(['lab', 'up', '--rtt', '1ms', '--no-measure', '--json']);
+  assert.equal(up.status, 0, up.stderr);
+  const id = String(JSON.parse(up.stdout).id);
+  try {
+    // PATH without any sockbuf: `ip` is all lab exec needs from it
+    const env = { ...process.env, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+    const argv = [...SOCKBUF_ARGV, 'lab', 'exec', '--id', id, 'server', '--', 'sockbuf', 'inspect', '--json'];
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', timeout: 60_000, env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /exec of sockbuf failed|ENOENT/);
+    JSON.parse(r.stdout); // sockbuf's own JSON, from inside the server namespace
+    const v = spawnSync(process.execPath, [...argv.slice(0, -3), 'sockbuf', '--version'], {
+      encoding: 'utf8',
+      env,
+    });
+    assert.equal(v.status, 0, v.stderr);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+/);
+    // any other program is run as given, from PATH
+    const ns = spawnSync(process.execPath, [...argv.slice(0, -3), 'ip', 'netns', 'identify'], {
+      encoding: 'utf8',
+      env,
+    });
+    assert.equal(ns.status, 0, ns.stderr);
+    assert.match(ns.stdout, new RegExp(`sbl-${id}-s`));
+  } finally {
+    sockbuf(['lab', 'down', '--id', id]);
+  }
+});
