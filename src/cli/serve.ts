@@ -1,7 +1,7 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
 import { formatHostPort, parseListen } from '../policy/address.js';
-import { EnvironmentError, parseDuration, parseSize, UsageError } from '../policy/units.js';
+import { EnvironmentError, parseCount, parseDuration, parseSize, UsageError } from '../policy/units.js';
 import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
 import { startServer } from '../serve/server.js';
 
@@ -19,7 +19,8 @@ export function register(program: Command): void {
     .option('--max-duration <duration>', 'longest test accepted', '60s')
     .option('--max-bytes <size>', 'most bytes one test may move', '64GiB')
     .option('--token <token>', 'required of every test request when set')
-    .option('--idle-timeout <duration>', 'close a control connection that says nothing this long', '10s')
+    .option('--idle-timeout <duration>', 'close a control connection that asks for no test this long', '10s')
+    .option('--max-per-client <n>', 'control connections open at once from one client address', '8')
     .option('--json', 'print a ready line and a line per event as JSON on stdout')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
@@ -30,6 +31,9 @@ export function register(program: Command): void {
       if (!(idleSeconds > 0) || idleSeconds > 86400)
         throw new UsageError(`invalid value for --idle-timeout: '${o.idleTimeout}' (expected 1ms to 24h)`);
       const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
+      if (maxBytes < 1)
+        throw new UsageError(`invalid value for --max-bytes: '${o.maxBytes}' (expected at least 1 byte)`);
+      const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 1, 4096);
       const token = typeof o.token === 'string' ? o.token : undefined;
       if (token !== undefined && token.length === 0)
         throw new UsageError(`invalid value for --token: '' (expected a token)`);
@@ -40,7 +44,15 @@ export function register(program: Command): void {
       };
       let handle: Awaited<ReturnType<typeof startServer>>;
       try {
-        handle = await startServer({ listen, maxDurationSeconds, maxBytes, token, idleSeconds, log });
+        handle = await startServer({
+          listen,
+          maxDurationSeconds,
+          maxBytes,
+          token,
+          idleSeconds,
+          maxPerClient,
+          log,
+        });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         throw new EnvironmentError(

@@ -34,10 +34,14 @@ export interface ServeOptions extends Limits {
   graceSeconds?: number;
   /** Control connections open at once; more are refused by the kernel backlog / closed at once. */
   maxConnections?: number;
+  /** Control connections open at once from one client address (default 8); more are told why and closed. */
+  maxPerClient?: number;
   /** The process that runs a far end (`args` are sockbuf's: `sink tcp --listen …`). */
   farEnd?: (args: string[]) => SpawnSpec;
   log?: (line: string) => void;
 }
+
+export const DEFAULT_MAX_PER_CLIENT = 8;
 
 /** A client that does not read its replies is dropped once this much is queued for it. */
 const MAX_QUEUED_WRITE = 1 << 20;
@@ -46,7 +50,12 @@ interface Session {
   id: number;
   socket: net.Socket;
   peer: string;
-  /** Closes the connection when no valid request came for idleSeconds (bytes alone do not count). */
+  /** The client's address (what --max-per-client counts). */
+  address: string;
+  /**
+   * Closes the connection when no test request (token checked) came for idleSeconds: bytes, hellos
+   * and refused lines do not count, so holding a connection open costs a test request each time.
+   */
   idle?: NodeJS.Timeout;
   test?: { req: TestRequest; far: FarEnd; done: boolean };
 }
@@ -170,12 +179,12 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     }
   }
 
-  /** (Re)starts the idle timer: a connection that sends no valid request in time is closed. */
+  /** (Re)starts the idle timer: a connection that sends no test request in time is closed. */
   function armIdle(s: Session): void {
     clearTimeout(s.idle);
     s.idle = setTimeout(() => {
       if (s.test) return;
-      send(s, { type: 'error', code: 'idle', message: `closed: no request for ${opts.idleSeconds} s` });
+      send(s, { type: 'error', code: 'idle', message: `closed: no test request for ${opts.idleSeconds} s` });
       hangUp(s);
     }, opts.idleSeconds * 1000);
   }
@@ -195,7 +204,8 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       refuse(s, err);
       return;
     }
-    if (!s.test) armIdle(s);
+    // only a test request (its token checked) keeps a connection: a hello costs nothing to send
+    if (!s.test && req.type === 'test') armIdle(s);
     if (req.type === 'hello') {
       send(s, {
         type: 'hello',
@@ -236,8 +246,30 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     });
   }
 
+  const maxPerClient = opts.maxPerClient ?? DEFAULT_MAX_PER_CLIENT;
+  const perClient = new Map<string, number>();
   const server = net.createServer((socket) => {
-    const s: Session = { id: nextId++, socket, peer: `${socket.remoteAddress}:${socket.remotePort}` };
+    const address = plainAddress(socket.remoteAddress);
+    const s: Session = {
+      id: nextId++,
+      socket,
+      address,
+      peer: `${socket.remoteAddress}:${socket.remotePort}`,
+    };
+    socket.on('error', () => {});
+    const open = perClient.get(address) ?? 0;
+    if (open >= maxPerClient) {
+      refuse(
+        s,
+        new ProtocolError(
+          'busy',
+          `too many connections from ${address}: ${open} open (serve --max-per-client ${maxPerClient})`,
+        ),
+      );
+      socket.destroySoon();
+      return;
+    }
+    perClient.set(address, open + 1);
     sessions.add(s);
     const decoder = new LineDecoder();
     socket.setNoDelay(true);
@@ -268,10 +300,12 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
         }
       }
     });
-    socket.on('error', () => {});
     socket.on('close', () => {
       clearTimeout(s.idle);
       sessions.delete(s);
+      const left = (perClient.get(address) ?? 1) - 1;
+      if (left > 0) perClient.set(address, left);
+      else perClient.delete(address);
       if (s.test) {
         log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);
         void s.test.far.end('client gone', 1);

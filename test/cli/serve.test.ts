@@ -15,7 +15,16 @@ test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
   assert.match(r.stderr, /--max-duration: 'forever'/);
   const t = sockbuf('serve', '--listen', '1.2.3.4.5:1');
   assert.equal(t.status, 2);
-  assert.match(t.stderr, /--listen/);
+  assert.match(t.stderr, /--listen/);  // zero bytes makes no sense as a cap; --max-per-client is a count from 1
+  for (const [opt, value] of [
+    ['--max-bytes', '0'],
+    ['--max-per-client', '0'],
+    ['--max-per-client', 'x'],
+  ]) {
+    const z = sockbuf('serve', opt, value, '--listen', '127.0.0.1:0');
+    assert.equal(z.status, 2, `${opt} ${value}: ${z.stderr}`);
+    assert.match(z.stderr, new RegExp(`${opt}: '${value}'`));
+  }
 });
 
 test('serve: a port in use is exit 3 with the reason', async () => {

@@ -38,8 +38,8 @@ function blast(port: number, bytes: number): Promise<void> {
 }
 
 /** Raw lines exchanged on a bare control connection. */
-async function rawConnection(port: number) {
-  const s = net.connect({ host: '127.0.0.1', port });
+async function rawConnection(port: number, localAddress?: string) {
+  const s = net.connect({ host: '127.0.0.1', port, localAddress });
   await new Promise((r) => s.once('connect', r));
   let buf = '';
   const waiting: ((l: string) => void)[] = [];
@@ -174,7 +174,7 @@ test('hostile control lines are refused with a message and the server keeps serv
 });
 
 test('200 connections that say nothing are closed after the idle timeout; the server keeps serving', async () => {
-  const srv = await serve({ idleSeconds: 0.5 });
+  const srv = await serve({ idleSeconds: 0.5, maxPerClient: 1000 });
   try {
     const idle = await Promise.all(Array.from({ length: 200 }, () => rawConnection(srv.address.port)));
     // the server accepts them all (client-side connect can precede the server's accept)
@@ -190,6 +190,57 @@ test('200 connections that say nothing are closed after the idle timeout; the se
     const c = await ServeClient.connect(srv.address);
     assert.equal((await c.hello()).type, 'hello');
     c.close();
+  } finally {
+    await srv.close();
+  }
+});
+
+test('--max-per-client: one address holds at most N connections; the next is told why; others are served', async () => {
+  const srv = await serve({ maxPerClient: 8 });
+  try {
+    const held = await Promise.all(Array.from({ length: 8 }, () => rawConnection(srv.address.port)));
+    await until(() => srv.connections === 8);
+    const ninth = await rawConnection(srv.address.port);
+    const why = await ninth.next();
+    assert.equal(why.code, 'busy');
+    assert.match(
+      String(why.message),
+      /too many connections from 127\.0\.0\.1: 8 open \(serve --max-per-client 8\)/,
+    );
+    await ninth.closed;
+    // another address is not held up by this one
+    const other = await rawConnection(srv.address.port, '127.0.0.2');
+    other.send('{"v":1,"type":"hello"}');
+    assert.equal((await other.next()).type, 'hello');
+    // a slot freed is a slot to take again
+    held[0].socket.destroy();
+    await until(() => srv.connections === 8);
+    const again = await rawConnection(srv.address.port);
+    again.send('{"v":1,"type":"hello"}');
+    assert.equal((await again.next()).type, 'hello');
+    for (const c of [...held, other, again]) c.socket.destroy();
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a hello every 300 ms does not keep a connection: only a test request resets the idle timer', async () => {
+  const srv = await serve({ idleSeconds: 1, token: 's3cret' });
+  try {
+    const c = await rawConnection(srv.address.port);
+    const t0 = performance.now();
+    const tick = setInterval(() => c.send('{"v":1,"type":"hello"}'), 300);
+    // a test request without the token does not count either
+    c.send('{"v":1,"type":"test","kind":"tcp","params":{}}');
+    const closed = await Promise.race([
+      c.closed.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 4000)),
+    ]);
+    clearInterval(tick);
+    assert.ok(closed, 'the connection was closed despite its hellos');
+    const seconds = (performance.now() - t0) / 1000;
+    assert.ok(seconds < 3, `closed after ${seconds} s`);
+    c.socket.destroy();
   } finally {
     await srv.close();
   }
