@@ -15,7 +15,8 @@ test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
   assert.match(r.stderr, /--max-duration: 'forever'/);
   const t = sockbuf('serve', '--listen', '1.2.3.4.5:1');
   assert.equal(t.status, 2);
-  assert.match(t.stderr, /--listen/);  // zero bytes makes no sense as a cap; --max-per-client is a count from 1
+  assert.match(t.stderr, /--listen/);
+  // zero bytes makes no sense as a cap; --max-per-client is a count from 1
   for (const [opt, value] of [
     ['--max-bytes', '0'],
     ['--max-per-client', '0'],
