@@ -1,4 +1,4 @@
-// The layering rules of src/ (DESIGN.md, issue 14), checked by reading the sources: a small import
+// The layering rules of src/ (issue 14), checked by reading the sources: a small import
 // scanner, no dependency. Each rule is a function from the import graph to its violations, tested
 // first on a made-up graph that breaks it (so each rule can fail), then on src/ itself.
 import assert from 'node:assert/strict';

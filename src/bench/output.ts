@@ -20,7 +20,7 @@ function perSecond(v: number, unit: string): string {
   return `${plain(v)} ${unit}/s`;
 }
 
-/** The format DESIGN's key naming implies: the unit is the end of the key. */
+/** The format a JSON key names: the unit is the end of the key (rttUs, bytesPerSecond). */
 export function guessFormat(key: string): (v: number) => string {
   if (/bytesPerSecond$/i.test(key)) return (v) => formatBitRate(v * 8);
   if (/bitsPerSecond$/i.test(key)) return (v) => formatBitRate(v);

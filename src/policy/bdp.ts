@@ -1,7 +1,7 @@
 // Bandwidth-delay arithmetic. Pure. A TCP stream moves at most one window per round trip, so
 // ceiling = window / RTT, and the window a rate needs is rate × RTT (the bandwidth-delay product).
 // For a pinned size X (setsockopt(SO_RCVBUF, X); getsockopt then reports 2X) the window is about X:
-// DESIGN measured 128 KiB at 2 ms → 0.59 Gbit/s against 0.52 from this formula.
+// measured across a 2 ms lab, 128 KiB carried 0.59 Gbit/s against 0.52 from this formula.
 
 /** The most one TCP stream can carry, in bits per second, with `windowBytes` in flight per RTT. */
 export function ceiling(windowBytes: number, rttSeconds: number): number {

@@ -1,5 +1,5 @@
 // Buffer policy, the pure part: what the options mean, what a read-back value says, what to warn.
-// The rules (DESIGN 1 and 2, seeds 000/001/004):
+// The rules (seeds 000/001/004, docs/seeds.md):
 // - TCP rcvbuf/sndbuf default to 'auto': no setsockopt at all, so the kernel keeps autotuning
 //   (setting SO_RCVBUF/SO_SNDBUF locks the size and switches autotuning off for that socket).
 // - A size is applied before connect/listen, read back (the kernel doubles it and clamps the request

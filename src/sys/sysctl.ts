@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The sysctls that decide socket buffers (DESIGN rule 6): what doctor judges and results documents carry. */
+/** The sysctls that decide socket buffers (seed 003's host check): what doctor judges and results documents carry. */
 export const BUFFER_SYSCTLS = [
   'net.core.rmem_max',
   'net.core.wmem_max',

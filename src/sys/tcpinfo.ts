@@ -1,7 +1,7 @@
 // struct tcp_info (include/uapi/linux/tcp.h) and getsockopt(IPPROTO_TCP, TCP_INFO).
 // The kernel copies min(optlen, sizeof its struct), so an older kernel returns a shorter struct:
 // a field that ends past the returned length is absent (undefined), never read as zero.
-// Offsets: ../shared/reference/tools-and-tcp-info.md §2.1 (gcc, x86_64; aarch64 has the same layout).
+// Offsets as gcc lays out struct tcp_info on x86_64 (aarch64 has the same layout).
 import { IPPROTO_TCP, TCP_INFO, TCP_STATES } from './constants.js';
 import { getOptionBuffer } from './socket.js';
 
