@@ -75,17 +75,17 @@ export async function prepareBench(
 ): Promise<PreparedBench> {
   const s = typeof scenario === 'string' ? await loadScenario(scenario) : scenario;
   const repeat =
-    typeof opts.repeat === 'number' ? opts.repeat : parseCount(String(opts.repeat ?? 3), '--repeat', 1, 1000);
+    typeof opts.repeat === 'number' ? opts.repeat : parseCount(String(opts.repeat ?? 3), 'repeat', 1, 1000);
   if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 1000))
-    throw new UsageError(`invalid value for --repeat: '${repeat}' (expected 1 to 1000)`);
+    throw new UsageError(`invalid value for repeat: '${repeat}' (expected 1 to 1000)`);
   const expects = (opts.expect ?? []).map(parseExpect);
   const params = scenarioParams(s, opts.options);
   const timeoutSeconds =
     opts.timeout === undefined
       ? (s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS)
-      : durationMs(opts.timeout, '--timeout') / 1000;
+      : durationMs(opts.timeout, 'timeout') / 1000;
   if (!(timeoutSeconds > 0))
-    throw new UsageError(`invalid value for --timeout: '${opts.timeout}' (must be > 0)`);
+    throw new UsageError(`invalid value for timeout: '${opts.timeout}' (must be > 0)`);
   return { scenario: s, params, repeat, timeoutSeconds, expects };
 }
 

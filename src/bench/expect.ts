@@ -56,7 +56,7 @@ const EXPR_RE = /^(.+?)\s*(>=|<=|==|!=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-
 
 function bad(text: string, why: string): never {
   throw new UsageError(
-    `invalid value for --expect: '${text}' (${why}; expected e.g. 'adaptive/data >= 1.3' or 'lossPct[64K] <= 0')`,
+    `invalid value for expect: '${text}' (${why}; expected e.g. 'adaptive/data >= 1.3' or 'lossPct[64K] <= 0')`,
   );
 }
 

@@ -89,7 +89,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
   const all = opts.entries ?? opts.seeds?.flatMap((s) => s.entries) ?? SUITE;
   for (const id of opts.only ?? []) {
     if (!all.some((e) => e.id === id)) {
-      throw new UsageError(`invalid value for --only: '${id}' (known: ${all.map((e) => e.id).join(', ')})`);
+      throw new UsageError(`invalid value for only: '${id}' (known: ${all.map((e) => e.id).join(', ')})`);
     }
   }
   const entries = opts.only?.length ? all.filter((e) => opts.only?.includes(e.id)) : all;

@@ -3,7 +3,6 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../bench/document.js';
 import { ResolveError } from '../policy/resolve.js';
-import { UsageError } from '../policy/units.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
 import { register as registerDoctor } from './doctor.js';
@@ -34,7 +33,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; resolves to the exit code (0 ok, 1 a check failed, 2 bad usage, 3 environment refused). */
+/**
+ * Runs the CLI; resolves to the exit code a command set (0 ok, 1 a check failed), 0 for help and
+ * version. Errors are thrown: main.ts prints them and maps them to exit codes.
+ */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -46,19 +48,10 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
-    if (err instanceof ResolveError && running) {
-      process.stderr.write(`sockbuf: ${resolveMessage(running, err)}\n`);
-      return 3;
-    }
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
-      if (err.code === 'commander.help') return 0;
-      return 2;
-    }
-    if (err instanceof UsageError) {
-      process.stderr.write(`sockbuf: ${err.message}\n`);
-      return 2;
-    }
+    // a name that did not resolve is said with the option that carried it; main.ts prints it (exit 3)
+    if (err instanceof ResolveError && running) err.message = resolveMessage(running, err);
+    const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+    if (err instanceof CommanderError && done.includes(err.code)) return 0;
     throw err;
   }
 }

@@ -23,7 +23,7 @@ export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: '1500', congestion: '
 export const HOST_CONGESTION = 'host';
 
 /** LabOptions from option values (`--rtt 2ms --bandwidth 5gbit --loss 0.1% --mtu 1500`). */
-export function parseLabSpec(input: LabSpecInput, prefix = '--'): LabOptions {
+export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
   const rttS = parseDuration(input.rtt ?? LAB_DEFAULTS.rtt, `${prefix}rtt`);
   if (rttS > 10)
     throw new UsageError(`invalid value for ${prefix}rtt: '${input.rtt}' (expected at most 10s)`);
@@ -42,7 +42,7 @@ export function parseLabSpec(input: LabSpecInput, prefix = '--'): LabOptions {
 }
 
 /** A TCP congestion control name (at most 15 characters, as the kernel's TCP_CA_NAME_MAX) or 'host'. */
-export function parseCongestion(value: string, option = '--congestion'): string {
+export function parseCongestion(value: string, option = 'congestion'): string {
   if (!/^[a-z][a-z0-9_]{0,14}$/.test(value)) {
     throw new UsageError(
       `invalid value for ${option}: '${value}' (expected a TCP congestion control such as cubic, reno, bbr, or host for the kernel's default)`,
@@ -52,7 +52,7 @@ export function parseCongestion(value: string, option = '--congestion'): string 
 }
 
 /** The `--lab rtt=2ms,bandwidth=5gbit` shorthand of bench. */
-export function parseLabShorthand(value: string, option = '--lab'): LabOptions {
+export function parseLabShorthand(value: string, option = 'lab'): LabOptions {
   const input: Record<string, string> = {};
   for (const part of value
     .split(',')

@@ -245,10 +245,13 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = formatHostPort({ host, port: opts.port ?? 9477 });
-      if (err.code === 'EADDRINUSE') reject(new EnvironmentError(`exporter: ${where} is already in use`));
+      const cause = { cause: err };
+      if (err.code === 'EADDRINUSE')
+        reject(new EnvironmentError(`exporter: ${where} is already in use`, cause));
       else if (err.code === 'EADDRNOTAVAIL')
-        reject(new EnvironmentError(`exporter: ${where}: no such local address`));
-      else if (err.code === 'EACCES') reject(new EnvironmentError(`exporter: ${where}: permission denied`));
+        reject(new EnvironmentError(`exporter: ${where}: no such local address`, cause));
+      else if (err.code === 'EACCES')
+        reject(new EnvironmentError(`exporter: ${where}: permission denied`, cause));
       else reject(err);
     });
     server.listen(opts.port ?? 9477, host, () => resolve());

@@ -39,7 +39,7 @@ function host(option: string, value: string, h: string): string {
 }
 
 /** `--listen [HOST:]PORT`; HOST defaults to 127.0.0.1. */
-export function parseListen(value: string, option = '--listen', defaultHost = '127.0.0.1'): HostPort {
+export function parseListen(value: string, option = 'listen', defaultHost = '127.0.0.1'): HostPort {
   const s = split(option, value);
   return {
     host: s.host === undefined ? defaultHost : host(option, value, s.host),
@@ -48,7 +48,7 @@ export function parseListen(value: string, option = '--listen', defaultHost = '1
 }
 
 /** `--to HOST:PORT`. */
-export function parseTo(value: string, option = '--to'): HostPort {
+export function parseTo(value: string, option = 'to'): HostPort {
   const s = split(option, value);
   if (s.host === undefined) bad(option, value, 'HOST:PORT, such as 127.0.0.1:5201 or [::1]:5201');
   const p = port(option, value, s.port);

@@ -79,7 +79,9 @@ export class ServeClient {
       socket.once('error', (err) => {
         clearTimeout(t);
         reject(
-          new EnvironmentError(`cannot reach sockbuf serve at ${formatHostPort(server)}: ${err.message}`),
+          new EnvironmentError(`cannot reach sockbuf serve at ${formatHostPort(server)}: ${err.message}`, {
+            cause: err,
+          }),
         );
       });
     });

@@ -131,7 +131,21 @@ export interface ConnectOptions extends TcpBufferOptions {
   writableHighWaterMark?: number;
 }
 
-/** Connects; buffers set in `opts` are applied before the SYN. Rejects with SysError or UsageError. */
+/** A peer that cannot be reached: the environment refused (exit 3), not a bug. */
+const UNREACHABLE = [
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ECONNRESET',
+];
+
+/**
+ * Connects; buffers set in `opts` are applied before the SYN. Rejects with UsageError (a bad option),
+ * EnvironmentError (a peer that refuses or cannot be reached; `.code` and `.syscall` as the kernel
+ * said: ECONNREFUSED …) or SysError.
+ */
 export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
   const reader = new Reader(resolveReader(opts.reader));
   const { socket, buffers } = await connectPinned(
@@ -143,7 +157,11 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
       paused: true,
       writableHighWaterMark: opts.writableHighWaterMark,
     },
-  );
+  ).catch((e) => {
+    if (e instanceof SysError && UNREACHABLE.includes(e.code))
+      throw new EnvironmentError(`cannot connect to ${formatHostPort(opts)}: ${e.code}`, { cause: e });
+    throw e;
+  });
   reader.attach(socket);
   const conn = new TcpConnection(socket, reader, buffers);
   if (opts.onData) conn.onData = opts.onData;
@@ -198,7 +216,7 @@ export async function listen(
     if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code)) {
       const where = formatHostPort({ host, port: opts.port });
       const why = e.code === 'EADDRINUSE' ? 'address already in use' : e.code;
-      throw new EnvironmentError(`cannot listen on ${where}: ${why} (${e.message})`);
+      throw new EnvironmentError(`cannot listen on ${where}: ${why} (${e.message})`, { cause: e });
     }
     throw e;
   }

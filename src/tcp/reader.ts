@@ -69,7 +69,7 @@ function specToOption(spec: ReaderSpec): ReaderOption {
 const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE, fixed:SIZE or data';
 
 /** `--reader adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data` → a resolved spec. */
-export function parseReader(value: string, option = '--reader'): ReaderSpec {
+export function parseReader(value: string, option = 'reader'): ReaderSpec {
   const v = value.trim();
   const bad = (): never => {
     throw new UsageError(`invalid value for ${option}: '${value}' (expected ${READER_EXPECTED})`);

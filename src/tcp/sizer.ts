@@ -72,7 +72,7 @@ export class AdaptiveSizer {
 }
 
 /** Throws a UsageError unless min ≤ max, both within SIZER_MIN_BYTES..SIZER_MAX_BYTES. */
-export function checkSizerBounds(min: number, max: number, option = '--reader'): void {
+export function checkSizerBounds(min: number, max: number, option = 'reader'): void {
   for (const [name, v] of [
     ['min', min],
     ['max', max],

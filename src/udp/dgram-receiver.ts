@@ -42,7 +42,7 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
     socket.once('error', (e: NodeJS.ErrnoException) =>
       reject(
         e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL'
-          ? new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`)
+          ? new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`, { cause: e })
           : e,
       ),
     );

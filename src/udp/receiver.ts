@@ -139,6 +139,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
         throw new EnvironmentError(
           `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
+          { cause: e },
         );
       throw e;
     }

@@ -34,7 +34,7 @@ test('bad expressions are usage errors naming --expect', () => {
   for (const bad of ['adaptive/data', 'a/b/c > 1', 'a[b > 1', '>= 1', 'a >= fast']) {
     assert.throws(
       () => parseExpect(bad),
-      (e: Error) => e instanceof UsageError && /--expect/.test(e.message),
+      (e: Error) => e instanceof UsageError && e.option === 'expect' && /for expect:/.test(e.message),
       bad,
     );
   }

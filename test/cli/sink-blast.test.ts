@@ -127,7 +127,15 @@ test('bad input: --reader banana and max below min exit 2 naming the value; a po
   const inUse = sockbuf(['sink', 'tcp', '--listen', `127.0.0.1:${port}`]);
   assert.equal(await inUse.exited, 3);
   assert.match(inUse.stderr(), /address already in use/);
-  busy.close();
+  await new Promise((r) => busy.close(r));
+  // nobody listens on that port now: a refused connection is the environment's answer, exit 3
+  const refused = sockbuf(['blast', 'tcp', '--to', `127.0.0.1:${port}`, '--bytes', '1K']);
+  assert.equal(await refused.exited, 3);
+  assert.match(refused.stderr(), /ECONNREFUSED/);
+  // the library names the option `listen`; the CLI prints its own flag
+  const badPort = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:99999']);
+  assert.equal(await badPort.exited, 2);
+  assert.match(badPort.stderr(), /invalid value for --listen: '127.0.0.1:99999'/);
 });
 
 async function peer(port: number): Promise<net.Socket> {

@@ -29,18 +29,18 @@ test('lab options with their defaults', () => {
 test('a bad lab option is a usage error naming the option and the value', () => {
   assert.throws(
     () => parseLabSpec({ rtt: '2' }),
-    (e: Error) => e instanceof UsageError && /--rtt: '2'/.test(e.message),
+    (e: Error) => e instanceof UsageError && /for rtt: '2'/.test(e.message),
   );
-  assert.throws(() => parseLabSpec({ rtt: '11s' }), /--rtt/);
-  assert.throws(() => parseLabSpec({ bandwidth: 'fast' }), /--bandwidth: 'fast'/);
-  assert.throws(() => parseLabSpec({ loss: '101%' }), /--loss/);
-  assert.throws(() => parseLabSpec({ mtu: '100' }), /--mtu: '100'/);
-  assert.throws(() => parseLabSpec({ threads: '3' }), /--threads/);
+  assert.throws(() => parseLabSpec({ rtt: '11s' }), /for rtt/);
+  assert.throws(() => parseLabSpec({ bandwidth: 'fast' }), /for bandwidth: 'fast'/);
+  assert.throws(() => parseLabSpec({ loss: '101%' }), /for loss/);
+  assert.throws(() => parseLabSpec({ mtu: '100' }), /for mtu: '100'/);
+  assert.throws(() => parseLabSpec({ threads: '3' }), /for threads/);
   assert.throws(
     () => parseLabSpec({ congestion: 'Cubic!' }),
-    (e: Error) => e instanceof UsageError && /--congestion: 'Cubic!'/.test(e.message),
+    (e: Error) => e instanceof UsageError && /for congestion: 'Cubic!'/.test(e.message),
   );
-  assert.throws(() => parseLabSpec({ congestion: 'a_name_far_too_long' }), /--congestion/);
+  assert.throws(() => parseLabSpec({ congestion: 'a_name_far_too_long' }), /for congestion/);
 });
 
 test('the --lab shorthand of bench', () => {
@@ -52,7 +52,7 @@ test('the --lab shorthand of bench', () => {
     congestion: 'cubic',
   });
   assert.equal(parseLabShorthand('rtt=2ms,congestion=reno').congestion, 'reno');
-  assert.throws(() => parseLabShorthand('congestion=9x'), /--lab congestion: '9x'/);
-  assert.throws(() => parseLabShorthand('rtt=2ms,speed=1'), /--lab: 'rtt=2ms,speed=1'/);
-  assert.throws(() => parseLabShorthand('rtt=2x'), /--lab rtt: '2x'/);
+  assert.throws(() => parseLabShorthand('congestion=9x'), /for lab congestion: '9x'/);
+  assert.throws(() => parseLabShorthand('rtt=2ms,speed=1'), /for lab: 'rtt=2ms,speed=1'/);
+  assert.throws(() => parseLabShorthand('rtt=2x'), /for lab rtt: '2x'/);
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   durationMs,
+  EnvironmentError,
   formatBitRate,
   formatSize,
   parseBitRate,
@@ -85,4 +86,19 @@ test('library durations: a plain number is milliseconds, a string carries its un
   );
   assert.throws(() => durationMs(Number.NaN, 'idle'), UsageError);
   assert.throws(() => durationMs('5', 'duration'), /duration: '5'/); // a string needs its unit
+});
+
+test('a UsageError carries the option as the caller named it; an EnvironmentError keeps the system code', () => {
+  assert.throws(
+    () => parseSize('lots', 'rcvbuf'),
+    (e: unknown) => e instanceof UsageError && e.option === 'rcvbuf' && /for rcvbuf: 'lots'/.test(e.message),
+  );
+  assert.equal(new UsageError('a send needs a duration or a count').option, undefined);
+  assert.equal(new UsageError('x', 'listen').option, 'listen');
+  const cause = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen' });
+  const e = new EnvironmentError('port in use', { cause });
+  assert.equal(e.code, 'EADDRINUSE');
+  assert.equal(e.syscall, 'listen');
+  assert.equal(e.cause, cause);
+  assert.equal(new EnvironmentError('not root').code, undefined);
 });

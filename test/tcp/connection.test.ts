@@ -79,10 +79,26 @@ test('a port in use is an EnvironmentError (exit code 3) naming the address', {
       assert.ok(e instanceof EnvironmentError);
       assert.equal(e.exitCode, 3);
       assert.match(e.message, new RegExp(`127.0.0.1:${port}: address already in use`));
+      assert.equal(e.code, 'EADDRINUSE'); // the system error's code and call are kept
+      assert.equal(e.syscall, 'bind');
       return true;
     },
   );
   busy.close();
+});
+
+test('a peer that refuses is an EnvironmentError keeping ECONNREFUSED and the call (exit 3 in the CLI)', async () => {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r)); // nobody listens there now
+  await assert.rejects(connect({ host: '127.0.0.1', port }), (e: unknown) => {
+    assert.ok(e instanceof EnvironmentError, String(e));
+    assert.equal(e.code, 'ECONNREFUSED');
+    assert.equal(e.syscall, 'connect');
+    assert.match(e.message, new RegExp(`cannot connect to 127.0.0.1:${port}: ECONNREFUSED`));
+    return true;
+  });
 });
 
 /** A framed server: each connection's frames are decoded; the outcome of each connection is recorded. */

@@ -38,18 +38,18 @@ test('parseReader accepts the four forms', () => {
 
 test('bad --reader values are usage errors naming the option and the value', () => {
   const cases: [string, RegExp][] = [
-    ['banana', /--reader: 'banana'/],
-    ['adaptive:min=64K,max=8K', /--reader: max=8192 is below min=65536/],
-    ['adaptive:min=1K,min=2K', /--reader: 'adaptive:min=1K,min=2K'/],
-    ['adaptive:foo=1', /--reader/],
-    ['fixed:', /--reader/],
-    ['fixed:10', /--reader: fixed size 10/],
-    ['fixed:lots', /--reader: 'lots'/],
+    ['banana', /for reader: 'banana'/],
+    ['adaptive:min=64K,max=8K', /for reader: max=8192 is below min=65536/],
+    ['adaptive:min=1K,min=2K', /for reader: 'adaptive:min=1K,min=2K'/],
+    ['adaptive:foo=1', /for reader/],
+    ['fixed:', /for reader/],
+    ['fixed:10', /for reader: fixed size 10/],
+    ['fixed:lots', /for reader: 'lots'/],
   ];
   for (const [v, re] of cases) {
     assert.throws(
       () => parseReader(v),
-      (e: unknown) => e instanceof UsageError && re.test(e.message),
+      (e: unknown) => e instanceof UsageError && e.option === 'reader' && re.test(e.message),
       v,
     );
   }
