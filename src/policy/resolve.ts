@@ -8,7 +8,7 @@ import { EnvironmentError, UsageError } from './units.js';
 export class ResolveError extends EnvironmentError {
   constructor(
     readonly host: string,
-    readonly code: string,
+    override readonly code: string,
   ) {
     super(`cannot resolve host '${host}' (${code})`);
     this.name = 'ResolveError';
