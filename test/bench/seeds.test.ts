@@ -85,3 +85,38 @@ test("seed figures carry a source line and their numbers are the seeds' own", ()
   assert.equal(figureValue(fig('001-producer'), 100000, 'new (auto)'), 5950);
   assert.equal(figureValue(fig('004-loss'), 100000, 'netcat'), 61.59);
 });
+
+test("seed 001's variants A–D: a table per size when the ping ran with --write-hwms; the verdict compares A with B only", () => {
+  const ping = (policy: string, size: string, hwm: string, rtps: number) => ({
+    scenario: 'ping',
+    placement: 'lab',
+    policy,
+    size,
+    inflight: '64',
+    hwm,
+    roundTripsPerSecond: rtps,
+  });
+  const results = [
+    ping('auto', '4000', 'default', 3000),
+    ping('auto', '4000', '65536', 2900),
+    ping('both:65535', '4000', 'default', 1000),
+    ping('both:65535', '4000', '65536', 999),
+    ping('auto', '100000', 'default', 500),
+    ping('auto', '100000', '65536', 450),
+    ping('both:65535', '100000', 'default', 100),
+    ping('both:65535', '100000', '65536', 90),
+  ];
+  const seed = SEEDS.find((s) => s.id === '001');
+  const d = { ...doc, results };
+  const sum = seed?.summary?.(d);
+  assert.ok(sum);
+  assert.deepEqual(sum.rows, [
+    ['4000', '3,000', '1,000', '999', '2,900', '3.00 ×', '2.90 ×'],
+    ['100000', '500', '100', '90', '450', '5.00 ×', '5.00 ×'],
+  ]);
+  const v = verdicts(d).find((x) => x.seed === '001') as Verdict;
+  assert.equal(v.status, 'reproduced');
+  assert.match(v.text, /4000 B 3\.00 ×.*100000 B 5\.00 ×/);
+  // without --write-hwms there is no A–D table
+  assert.equal(seed?.summary?.({ ...doc, results: results.map(({ hwm: _, ...r }) => r) }), undefined);
+});

@@ -171,8 +171,16 @@ export function htmlPage(
     const skips = skipped
       .map((s) => `<p class="skipped">Skipped ${esc(s.scenario)}: ${esc(s.reason)}.</p>`)
       .join('');
+    const sum = info?.summary?.(doc);
+    const summary = sum
+      ? `<div class="scroll"><table><caption>${esc(sum.title)}</caption><thead><tr>${sum.head
+          .map((h, i) => `<th${i ? ' class="n"' : ''}>${esc(h)}</th>`)
+          .join('')}</tr></thead><tbody>${sum.rows
+          .map((r) => `<tr>${r.map((v, i) => `<td${i ? ' class="n"' : ''}>${esc(v)}</td>`).join('')}</tr>`)
+          .join('')}</tbody></table></div>${sum.note ? `<p class="finding">${esc(sum.note)}</p>` : ''}`
+      : '';
     const body = mine.length
-      ? `${charts}\n${mine.map(tableHtml).join('\n')}${skips}`
+      ? `${charts}\n${summary}${mine.map(tableHtml).join('\n')}${skips}`
       : `<p class="absent">Not measured in these results.</p>${skips}`;
     return `<section id="seed-${seed}" data-seed="${seed}"><h2>seed ${seed}: ${esc(info?.title ?? '')}</h2><p class="finding">${esc(info?.finding ?? '')}</p>${
       verdict

@@ -34,7 +34,7 @@ export function seedsMarkdown(doc: ResultsDocument, seeds: Seed[]): string {
     '',
     `A seed is one of ${seeds.length} public threads — issues and pull requests of other projects — that found a ` +
       'socket-buffer effect and published figures for it; sockbuf measures each one again. They are: ' +
-      `${seeds.map((s) => `${s.id}, ${s.thread}`).join('; ')}. Each section below gives the thread's finding ` +
+      `${seeds.map((s) => `${s.id}, ${s.url ? `[${s.thread}](${s.url})` : s.thread}`).join('; ')}. Each section below gives the thread's finding ` +
       'and its own tables, the command that measures it again, the table that command measured here, and ' +
       'the verdict with the criterion it is judged by.',
     '',
@@ -48,11 +48,18 @@ export function seedsMarkdown(doc: ResultsDocument, seeds: Seed[]): string {
     const measured = all.filter((t) => t.seed === seed.id);
     const verdict = lines.find((v) => v.seed === seed.id);
     const skipped = (doc.skipped ?? []).filter((s) => mine.some((e) => e.id === s.scenario));
-    out.push('', `## Seed ${seed.id}: ${seed.title}`, '', `From ${seed.thread}. ${seed.finding}`, '');
+    const from = seed.url ? `[${seed.thread}](${seed.url})` : seed.thread;
+    out.push('', `## Seed ${seed.id}: ${seed.title}`, '', `From ${from}. ${seed.finding}`, '');
     for (const f of seed.figures) out.push(figureTable(f), '');
     out.push('Measure it again:', '', '```sh', ...mine.map((e) => entryCommand(e)), '```', '');
     if (measured.length) {
       out.push('Measured on this machine:', '', '```', measured.map(textTable).join('\n\n'), '```', '');
+    }
+    const sum = seed.summary?.(doc);
+    if (sum) {
+      out.push(`*${sum.title}*`, '', `| ${sum.head.join(' | ')} |`, `|${' --- |'.repeat(sum.head.length)}`);
+      out.push(...sum.rows.map((r) => `| ${r.join(' | ')} |`), '');
+      if (sum.note) out.push(sum.note, '');
     }
     out.push(`*Reproduced when:* ${seed.criterion}.`, '');
     if (verdict) out.push(`**Verdict:** ${verdict.text}`, '');

@@ -73,6 +73,21 @@ export function latencyUs(r: ResultRow, p: 'p50' | 'p99' | 'p999'): number | und
 }
 export const isPinned = (policy: string | undefined) => policy !== undefined && policy !== 'auto';
 
+/** A row's write water mark: undefined when the run had no `--write-hwms`, 'default' when not set. */
+export const hwmOf = (r: ResultRow) => param(r, 'hwm');
+const hwmSet = (r: ResultRow) => (hwmOf(r) ?? 'default') !== 'default';
+
+/**
+ * Seed 001's variants (RocketMQ's remoting ping): A neither SO_SNDBUF/SO_RCVBUF nor a write water mark
+ * set, B the buffers pinned (4.9.2), C both, D the water mark only. Undefined for a row of a run
+ * without `--write-hwms`.
+ */
+export function variantOf(r: ResultRow): 'A' | 'B' | 'C' | 'D' | undefined {
+  if (hwmOf(r) === undefined) return undefined;
+  const pinned = isPinned(param(r, 'policy'));
+  return hwmSet(r) ? (pinned ? 'C' : 'D') : pinned ? 'B' : 'A';
+}
+
 function label(key: string): string {
   return key.replace(/([A-Z])/g, ' $1').toLowerCase();
 }
@@ -106,12 +121,12 @@ const p = (lbl: string, key: string): Column => c(lbl, (r) => param(r, key));
 const n = (lbl: string, keys: string[], format?: Column['format']): Column =>
   c(lbl, (r) => firstNum(r, keys), format);
 
-/** Δ of a tcp/ping row against the auto row of the same size, in %. */
+/** Δ of a tcp/ping row against the auto row of the same size (in flight, water mark), in %. */
 function deltaVsAuto(rows: ResultRow[], get: (r: ResultRow) => number | undefined) {
+  const same = (a: ResultRow, b: ResultRow) =>
+    ['size', 'inflight', 'hwm'].every((k) => param(a, k) === param(b, k));
   return (r: ResultRow) => {
-    const base = rows.find(
-      (b) => param(b, 'policy') === 'auto' && param(b, 'size') === param(r, 'size') && b !== r,
-    );
+    const base = rows.find((b) => param(b, 'policy') === 'auto' && same(b, r) && b !== r);
     const a = base && get(base);
     const v = get(r);
     return a && v !== undefined && param(r, 'policy') !== 'auto' ? (100 * (v - a)) / a : undefined;
@@ -125,6 +140,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
     columns: (rows) => [
       p('policy', 'policy'),
       p('size B', 'size'),
+      p('write hwm', 'hwm'),
       c('MiB/s', mibPerSecond),
       c('Δ vs auto', deltaVsAuto(rows, mibPerSecond), signedPct),
       n('msgs/s', ['messagesPerSecond']),
@@ -141,6 +157,8 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       p('policy', 'policy'),
       p('size B', 'size'),
       p('in flight', 'inflight'),
+      p('write hwm', 'hwm'),
+      c('variant', variantOf),
       n('round trips/s', ['roundTripsPerSecond', 'requestsPerSecond']),
       c(
         'Δ vs auto',

@@ -180,6 +180,7 @@ export const seed000: Seed = {
   title: 'osiris: setting recbuf/sndbuf turns autotuning off',
   thread:
     'rabbitmq/osiris pull request "Avoid setting recbuf/sndbuf in replica(_reader) processes" (the-mikedavis)',
+  url: 'https://github.com/rabbitmq/osiris/pulls?q=is%3Apr+recbuf+sndbuf',
   finding:
     'Asking for SO_RCVBUF locks the buffer (SOCK_RCVBUF_LOCK) and clamps it to rmem_max (224 KiB): ' +
     'throughput halves and the sender is receive-window-limited 98–100 % of the time. ' +

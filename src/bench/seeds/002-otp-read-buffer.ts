@@ -66,7 +66,8 @@ function charts(doc: ResultsDocument): ChartPair[] {
 export const seed002: Seed = {
   id: '002',
   title: 'Erlang/OTP: adapt the socket read buffer to traffic',
-  thread: 'erlang/otp pull request "Adapt the socket receive buffer size to traffic" (lpgauth)',
+  thread: 'erlang/otp pull request #11491 "Adapt the socket receive buffer size to traffic" (lpgauth)',
+  url: 'https://github.com/erlang/otp/pull/11491',
   finding:
     'Draining a bulk stream through a fixed 8 KB read buffer: 4.2 GB/s; growing it on full reads (cap ' +
     '256 KB): ~7.5 GB/s; a 1 MB cap is slower (~6.0 GB/s) — the knee is at 64–128 KB.',

@@ -112,6 +112,7 @@ export const seed003: Seed = {
   title: 'agave: 1 receive socket instead of 8',
   thread:
     'anza-xyz/agave pull request #998 "Reduce default from 8 to 1 TVU receive socket/threads" (steviez)',
+  url: 'https://github.com/anza-xyz/agave/pull/998',
   finding:
     'Eight sockets competing for the same packets gave 1.16 packets per batch; one socket with recvmmsg ' +
     'and a 1 ms coalesce window gave ~3.5, and ~20 % less time per packet.',

@@ -1,4 +1,4 @@
-// Seed 004: an Erlang UDP ingest service reading one datagram per call dropped 7 % of small messages at
+// Seed 004: an Elixir UDP ingest service (hindsight) reading one datagram per call dropped 7 % of small messages at
 // 100/s and 96 % at 100 000/s. Measured again by the udp scenario's loss ladder per receive path and its
 // search for the highest loss-free rate. Pure.
 import { type ChartPair, figureValue, type SourceFigure } from '../report/charts.js';
@@ -115,7 +115,8 @@ export const seed004: Seed = {
   id: '004',
   title: 'UDP receive drops from 100 messages/s',
   thread:
-    'the issue "Receive UDP Performance" (ManApart) of an Erlang UDP ingest service (the thread does not name its repository)',
+    'inhindsight/hindsight issue #191 "Receive UDP Performance" (ManApart), an Elixir UDP ingest service',
+  url: 'https://github.com/inhindsight/hindsight/issues/191',
   finding:
     'A receiver reading one datagram per call dropped 7 % at 100/s, 25 % at 1000/s, 39 % at 10 000/s and ' +
     '96 % at 100 000/s; even netcat lost 62 % at the top rate.',

@@ -35,6 +35,8 @@ export interface Seed {
   title: string;
   /** The thread: project, kind, title and author, as a reader would find it. */
   thread: string;
+  /** Where the thread is (a search, when the thread itself could not be pinned down). */
+  url?: string;
   /** What the thread found, in a sentence or two. */
   finding: string;
   /** When we call it reproduced, in one sentence (the verdict applies it). */
@@ -49,6 +51,16 @@ export interface Seed {
   verdict(doc: ResultsDocument): Verdict | undefined;
   /** Our charts, each beside the thread's figure it measures again. */
   charts(doc: ResultsDocument): ChartPair[];
+  /** A table of our figures shaped as the thread's (seed 001's variants A–D), when measured. */
+  summary?(doc: ResultsDocument): SummaryTable | undefined;
+}
+
+/** A small table for people: a title, column heads and rows of cells (docs/seeds.md, the report). */
+export interface SummaryTable {
+  title: string;
+  head: string[];
+  rows: string[][];
+  note?: string;
 }
 
 /** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
