@@ -37,6 +37,8 @@ export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.j
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { formatTable, type TableColumn } from './bench/table.js';
 
+export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
+export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
 export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
 export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';

@@ -47,6 +47,7 @@ const EXPORTS = [
   'createUdpSender',
   'decodeTcpInfo',
   'describeVerdict',
+  'diagnose',
   'encodeFrame',
   'formatBitRate',
   'formatDuration',

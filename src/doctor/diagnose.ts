@@ -1,0 +1,136 @@
+// The doctor as a program calls it: `const d = await diagnose({ bandwidth: '10gbit', rtt: '2ms' })`.
+// Reads the host, judges it against the targets, and says it three ways: the table `sockbuf doctor`
+// prints (d.text()), the sockbuf.v1 document of `--json` (d.document()) and an /etc/sysctl.d file
+// (d.sysctlConf()). Never writes a sysctl.
+import { SCHEMA } from '../bench/report/results.js';
+import { formatTable } from '../bench/table.js';
+import { hostInfo } from '../observe/proc.js';
+import {
+  durationMs,
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseBitRate,
+  parseSize,
+  UsageError,
+} from '../policy/units.js';
+import { VERSION } from '../sys/package.js';
+import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
+import { exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from './rules.js';
+
+export interface DiagnoseOptions {
+  /** The link rate one stream should reach: bits per second, or a rate such as '10gbit' (default). */
+  bandwidth?: number | string;
+  /** The round-trip time to plan for: milliseconds, or a duration such as '2ms' (default). */
+  rtt?: number | string;
+  /** The UDP receive buffer wanted, as getsockopt reports it: bytes, or a size such as '8M' (default). */
+  udpRcvbuf?: number | string;
+  /** The /proc tree to read (default $SOCKBUF_PROC_ROOT or /proc). */
+  procRoot?: string;
+  /** Count drops over this window (ms, or '5s') instead of since the last run. */
+  sample?: number | string;
+  /** false: no history (counters since boot); a path: that history file. Default: one per proc root. */
+  history?: CheckHostOptions['history'];
+}
+
+export interface Diagnosis extends HostCheck {
+  targets: Targets;
+  /** 1 when a finding is a problem (what `sockbuf doctor` exits with), else 0. */
+  exitCode: 0 | 1;
+  /** The table and explanations `sockbuf doctor` prints. */
+  text(): string;
+  /** The sockbuf.v1 document `sockbuf doctor --json` prints (docs/results-schema.json). */
+  document(): Record<string, unknown>;
+  /** An /etc/sysctl.d file that sets every recommended value. */
+  sysctlConf(): string;
+}
+
+/** The targets from the options, each checked (UsageError naming the option and the value). */
+export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {}): Targets {
+  const bandwidth = o.bandwidth ?? '10gbit';
+  const t: Targets = {
+    bitsPerSecond: typeof bandwidth === 'number' ? bandwidth : parseBitRate(bandwidth, 'bandwidth'),
+    rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
+    udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
+  };
+  if (!(t.bitsPerSecond > 0))
+    throw new UsageError(`invalid value for bandwidth: '${bandwidth}' (expected more than 0)`);
+  if (!(t.rttSeconds > 0)) throw new UsageError(`invalid value for rtt: '${o.rtt}' (expected more than 0)`);
+  return t;
+}
+
+/** Checks the host against the targets. EnvironmentError when procRoot is not a /proc tree. */
+export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
+  const targets = doctorTargets(o);
+  if (o.procRoot === '') throw new UsageError(`invalid value for procRoot: '' (expected a folder)`);
+  const check = await checkHost({ targets, procRoot: o.procRoot, sample: o.sample, history: o.history });
+  const { findings, procRoot, host } = check;
+  return {
+    ...check,
+    targets,
+    exitCode: exitCode(findings),
+    text: () => formatFindings(findings, targets, host.procSysReadOnly),
+    document: () => ({
+      schema: SCHEMA,
+      version: VERSION,
+      command: 'doctor',
+      params: { ...targets, procRoot },
+      host: hostInfo(procRoot),
+      // scenario: 'doctor' makes each row a row of the sockbuf.v1 schema
+      results: findings.map((f) => ({ scenario: 'doctor', ...f })),
+    }),
+    sysctlConf: () =>
+      sysctlConf(
+        findings,
+        targets,
+        host.procSysReadOnly,
+        `written by sockbuf ${VERSION} doctor on ${new Date().toISOString()}`,
+      ),
+  };
+}
+
+const show = (v: Finding['value'] | Finding['target']) => (v === null ? '-' : String(v));
+
+/** The value column: udp_mem in pages and bytes, a counter with what it grew by. */
+function shown(f: Finding): [string, string] {
+  if (f.valueBytes && f.targetBytes !== undefined)
+    return [
+      `${f.value} pages = ${f.valueBytes.map((b) => formatSize(b)).join(' ')}`,
+      `${f.target} pages = ${formatSize(f.targetBytes)}`,
+    ];
+  if (f.grew !== undefined && f.since !== 'boot') return [`${f.value} (+${f.grew})`, show(f.target)];
+  return [show(f.value), show(f.target)];
+}
+
+/** The findings as `sockbuf doctor` prints them: a table, then what each problem means and its fix. */
+export function formatFindings(findings: Finding[], t: Targets, readOnly: boolean): string {
+  const rows = findings.map((f) => [f.name, ...shown(f), f.status]);
+  const out = [
+    `sockbuf doctor: ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +
+      `buffer ${formatSize(t.udpRcvbufBytes)}`,
+    '',
+    formatTable(
+      ['check', { title: 'value', align: 'left' }, { title: 'target', align: 'left' }, 'status'],
+      rows,
+    ),
+    '',
+  ];
+  for (const f of findings) {
+    if (f.status === 'ok' || f.status === 'missing') continue;
+    const mark = PROBLEMS.includes(f.status) ? '!' : '·';
+    out.push(`${mark} ${f.name}: ${f.explanation}`);
+    if (f.recommended !== undefined) {
+      out.push(
+        `    recommended${readOnly ? ' (on the host: /proc/sys is read-only here)' : ''}: ` +
+          `sysctl -w ${f.name}=${f.recommended.includes(' ') ? `"${f.recommended}"` : f.recommended}`,
+      );
+    }
+  }
+  const n = findings.filter((f) => PROBLEMS.includes(f.status)).length;
+  out.push(
+    n === 0
+      ? 'All checks hold.'
+      : `${n} finding${n > 1 ? 's' : ''}. sockbuf never writes a sysctl; --sysctl-conf prints an /etc/sysctl.d file.`,
+  );
+  return `${out.join('\n')}\n`;
+}
