@@ -7,17 +7,26 @@ import { parseCount } from '../policy/units.js';
 export function register(program: Command): void {
   program
     .command('exporter')
-    .description('Prometheus exporter: node_netstat host counters and the most buffer-limited sockets')
+    .description("Prometheus exporter: node_exporter's host counters and the most buffer-limited sockets")
     .option(
       '--listen <[host:]port>',
       'where to serve /metrics (loopback unless told otherwise)',
       '127.0.0.1:9477',
     )
     .option('--top <n>', 'per-socket series for at most this many sockets (flagged first)', '20')
-    .action(async (o: { listen: string; top: string }) => {
+    .option(
+      '--no-host-counters',
+      "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
+    )
+    .action(async (o: { listen: string; top: string; hostCounters: boolean }) => {
       const listen = parseListen(o.listen, '--listen', '127.0.0.1');
       const top = parseCount(o.top, '--top', 0, 10000);
-      const exp = await startExporter({ host: listen.host, port: listen.port, top });
+      const exp = await startExporter({
+        host: listen.host,
+        port: listen.port,
+        top,
+        hostCounters: o.hostCounters,
+      });
       process.stderr.write(`sockbuf exporter: serving ${exp.url}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {

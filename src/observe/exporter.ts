@@ -1,85 +1,42 @@
-// The Prometheus exporter: host counters under node_exporter's names (so existing dashboards and
-// alerts work), per-socket metrics from the sock_diag view with bounded cardinality, and an HTTP
-// server for /metrics. prom-client renders the text format.
+// The Prometheus exporter: host counters under node_exporter's names (src/observe/host-metrics.ts),
+// per-socket metrics from the sock_diag view with bounded cardinality, and an HTTP server for
+// /metrics. prom-client renders the text format.
 import http from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
+import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { registerMetrics } from './metrics.js';
-import { readSnmp } from './proc.js';
-
-const UDP_COUNTERS = [
-  'InDatagrams',
-  'NoPorts',
-  'InErrors',
-  'OutDatagrams',
-  'RcvbufErrors',
-  'SndbufErrors',
-  'InCsumErrors',
-  'MemErrors',
-];
-
-/**
- * The host counters exported, as node_exporter's netstat collector names them:
- * node_netstat_<Proto>_<Field>, original CamelCase, no _total (an exception to the conventions kept
- * so dashboards interoperate). node_exporter's defaults plus the buffer-related TcpExt fields.
- */
-export const HOST_COUNTERS: Record<string, string[]> = {
-  Udp: UDP_COUNTERS,
-  Udp6: UDP_COUNTERS,
-  Tcp: ['ActiveOpens', 'PassiveOpens', 'CurrEstab', 'InSegs', 'OutSegs', 'RetransSegs', 'InErrs', 'OutRsts'],
-  TcpExt: [
-    'TCPRcvQDrop',
-    'TCPOFOQueue',
-    'TCPRcvCollapsed',
-    'PruneCalled',
-    'RcvPruned',
-    'OfoPruned',
-    'TCPMemoryPressures',
-    'TCPBacklogDrop',
-    'TCPZeroWindowDrop',
-    'TCPToZeroWindowAdv',
-    'TCPFromZeroWindowAdv',
-    'TCPWantZeroWindowAdv',
-    'ListenOverflows',
-    'ListenDrops',
-  ],
-};
-
-/** Adds the node_netstat_* host counters present on this kernel; /proc is read once per scrape. */
-export function registerHostMetrics(registry: Registry, procRoot?: string): void {
-  let cache: { at: number; v: Record<string, Record<string, number>> } | undefined;
-  const snmp = () => {
-    if (!cache || performance.now() - cache.at > 250)
-      cache = { at: performance.now(), v: readSnmp(procRoot) };
-    return cache.v;
-  };
-  const present = snmp();
-  for (const [proto, fields] of Object.entries(HOST_COUNTERS)) {
-    for (const field of fields) {
-      if (present[proto]?.[field] === undefined) continue;
-      new Gauge({
-        name: `node_netstat_${proto}_${field}`,
-        help: `Statistic ${proto}${field}.`,
-        registers: [registry],
-        collect() {
-          const v = snmp()[proto]?.[field];
-          if (v !== undefined) this.set(v);
-        },
-      });
-    }
-  }
-}
 
 export interface SocketMetricsOptions {
   /** At most this many sockets get per-socket series: flagged ones first, then the most limited. */
   top?: number;
 }
 
-const LABELS = ['protocol', 'local_address', 'local_port', 'remote_address', 'remote_port'] as const;
+const LABELS = ['protocol', 'role', 'address', 'port'] as const;
+type SeriesLabels = Record<(typeof LABELS)[number], string>;
+
+/**
+ * A socket's series labels, steady as connections come and go (an ephemeral port would make a new
+ * series per connection): a listener, its accepted connections and an unconnected UDP socket by
+ * their local address and port (role 'listener'); a client socket by the address and port it
+ * connects to (role 'client'). Pure.
+ */
+export function socketSeries(r: InspectedSocket, listeningPorts: ReadonlySet<number>): SeriesLabels {
+  const listener =
+    r.protocol === 'udp' ? r.remotePort === 0 : r.state === 'listen' || listeningPorts.has(r.localPort);
+  return listener
+    ? { protocol: r.protocol, role: 'listener', address: r.localAddress, port: String(r.localPort) }
+    : { protocol: r.protocol, role: 'client', address: r.remoteAddress, port: String(r.remotePort) };
+}
+
+/** The TCP ports something listens on: an established socket on one of them was accepted. Pure. */
+export function listeningPorts(rows: InspectedSocket[]): Set<number> {
+  return new Set(rows.filter((r) => r.protocol === 'tcp' && r.state === 'listen').map((r) => r.localPort));
+}
 
 /** How limited a row looks, for the top-N choice: the larger limited share, or drops for UDP. */
 function severity(r: InspectedSocket): number {
@@ -100,7 +57,9 @@ export function chooseSockets(rows: InspectedSocket[], top: number): InspectedSo
  * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
  * (rb), sockbuf_socket_receive_queue_bytes (r), sockbuf_socket_send_buffer_bytes (tb),
  * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_flagged{kind} — for at most
- * `top` sockets; and, unlabelled by socket, sockbuf_sockets{protocol} and sockbuf_flagged_sockets{kind}.
+ * `top` sockets, labelled {protocol, role, address, port} (socketSeries: sockets that share labels, such
+ * as a listener's connections, share a series: the largest value, drops summed); and, unlabelled by
+ * socket, sockbuf_sockets{protocol} and sockbuf_flagged_sockets{kind}.
  */
 export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOptions = {}): void {
   const top = opts.top ?? 20;
@@ -115,13 +74,21 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
     }
     return sample.rows;
   };
-  const labels = (r: InspectedSocket) => ({
-    protocol: r.protocol,
-    local_address: r.localAddress,
-    local_port: String(r.localPort),
-    remote_address: r.remoteAddress,
-    remote_port: String(r.remotePort),
-  });
+  // the chosen sockets grouped by their series labels (a listener's connections share one)
+  const series = () => {
+    const all = rows();
+    const ports = listeningPorts(all);
+    const groups = new Map<string, { labels: SeriesLabels; rows: InspectedSocket[] }>();
+    for (const r of chooseSockets(all, top)) {
+      const labels = socketSeries(r, ports);
+      const key = JSON.stringify(labels);
+      const g = groups.get(key) ?? { labels, rows: [] };
+      g.rows.push(r);
+      groups.set(key, g);
+    }
+    return [...groups.values()];
+  };
+  /** A gauge per series: the largest value among its sockets (the worst one). */
   const perSocket = (name: string, help: string, f: (r: InspectedSocket) => number | undefined) =>
     new Gauge({
       name,
@@ -130,9 +97,9 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       registers: [registry],
       collect() {
         this.reset();
-        for (const r of chooseSockets(rows(), top)) {
-          const v = f(r);
-          if (v !== undefined) this.set(labels(r), v);
+        for (const g of series()) {
+          const vs = g.rows.map(f).filter((v): v is number => v !== undefined);
+          if (vs.length) this.set(g.labels, Math.max(...vs));
         }
       },
     });
@@ -157,7 +124,10 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
     registers: [registry],
     collect() {
       this.reset();
-      for (const r of chooseSockets(rows(), top)) if (r.drops !== undefined) this.inc(labels(r), r.drops);
+      for (const g of series()) {
+        const drops = g.rows.reduce((sum, r) => sum + (r.drops ?? 0), 0);
+        if (g.rows.some((r) => r.drops !== undefined)) this.inc(g.labels, drops);
+      }
     },
   });
   perSocket('sockbuf_socket_rtt_seconds', 'Smoothed round-trip time (tcp_info).', (r) =>
@@ -170,8 +140,8 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
     registers: [registry],
     collect() {
       this.reset();
-      for (const r of chooseSockets(rows(), top))
-        for (const f of r.flags) this.set({ ...labels(r), kind: f.kind }, 1);
+      for (const g of series())
+        for (const r of g.rows) for (const f of r.flags) this.set({ ...g.labels, kind: f.kind }, 1);
     },
   });
   new Gauge({
@@ -203,6 +173,11 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
 export interface ExporterOptions extends SocketMetricsOptions {
   host?: string;
   port?: number;
+  /**
+   * node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*); default true. Off
+   * where node_exporter already runs: the same series from two jobs double-count in sum(rate(...)).
+   */
+  hostCounters?: boolean;
   /** Also export sockbuf's own sockets of this process (registerMetrics). */
   own?: boolean;
 }
@@ -217,7 +192,7 @@ export interface Exporter {
 /** Serves /metrics on host:port (127.0.0.1:9477 by default). Port in use: EnvironmentError (exit 3). */
 export async function startExporter(opts: ExporterOptions = {}): Promise<Exporter> {
   const registry = new Registry();
-  registerHostMetrics(registry);
+  if (opts.hostCounters !== false) registerHostMetrics(registry);
   registerSocketMetrics(registry, opts);
   if (opts.own) registerMetrics(registry);
   const server = http.createServer(async (req, res) => {

@@ -1,4 +1,4 @@
-// Readers for /proc: sysctls, /proc/net/snmp, /proc/net/netstat, /proc/net/softnet_stat, and the
+// Readers for /proc: sysctls, /proc/net/snmp, netstat, snmp6, softnet_stat, sockstat(6), and the
 // host summary every results document carries. The /proc root can be pointed elsewhere (tests, or
 // SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
 import { readFileSync } from 'node:fs';
@@ -40,13 +40,7 @@ export function parseSnmp(text: string): Record<string, Record<string, number>> 
 }
 
 export function readSnmp(root?: string): Record<string, Record<string, number>> {
-  const read = (f: string) => {
-    try {
-      return readFileSync(join(procRoot(root), 'net', f), 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const read = (f: string) => readNet(f, root);
   return { ...parseSnmp(read('snmp')), ...parseSnmp(read('netstat')), ...parseSnmp6(read('snmp6')) };
 }
 
@@ -81,6 +75,63 @@ export function readSoftnetDrops(root?: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+export interface SoftnetRow {
+  /** The CPU's number: the 13th column where the kernel prints it, else the line's (as node_exporter). */
+  cpu: number;
+  processed: number;
+  dropped: number;
+  timeSqueezed: number;
+}
+
+/** /proc/net/softnet_stat, one row per CPU (hex columns). Pure. */
+export function parseSoftnet(text: string): SoftnetRow[] {
+  const rows: SoftnetRow[] = [];
+  for (const line of text.split('\n')) {
+    const c = line.trim().split(/\s+/);
+    if (c.length < 3) continue;
+    const hex = (i: number) => Number.parseInt(c[i], 16) || 0;
+    rows.push({
+      cpu: c.length >= 13 ? hex(12) : rows.length,
+      processed: hex(0),
+      dropped: hex(1),
+      timeSqueezed: hex(2),
+    });
+  }
+  return rows;
+}
+
+/**
+ * /proc/net/sockstat and sockstat6: `TCP: inuse 3 orphan 0 tw 13 alloc 4 mem 413` parsed into
+ * { TCP: { inuse: 3, … }, sockets: { used: 42 } }. Pure.
+ */
+export function parseSockstat(text: string): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(\w+):\s+(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const kv = m[2].split(/\s+/);
+    out[m[1]] = {};
+    for (let i = 0; i + 1 < kv.length; i += 2) out[m[1]][kv[i]] = Number(kv[i + 1]);
+  }
+  return out;
+}
+
+function readNet(file: string, root?: string): string {
+  try {
+    return readFileSync(join(procRoot(root), 'net', file), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export function readSoftnet(root?: string): SoftnetRow[] {
+  return parseSoftnet(readNet('softnet_stat', root));
+}
+
+export function readSockstat(root?: string): Record<string, Record<string, number>> {
+  return { ...parseSockstat(readNet('sockstat', root)), ...parseSockstat(readNet('sockstat6', root)) };
 }
 
 export interface HostInfo {

@@ -56,3 +56,15 @@ test('exporter: a port in use exits 3, a bad --top exits 2', async () => {
     holder.close();
   }
 });
+
+test('exporter --no-host-counters leaves out the series node_exporter already exports', async () => {
+  const e = start('--listen', '127.0.0.1:0', '--no-host-counters');
+  try {
+    const body = await (await fetch(await e.url)).text();
+    assert.doesNotMatch(body, /^node_/m);
+    assert.match(body, /^sockbuf_sockets\{protocol="tcp"\} \d+$/m);
+  } finally {
+    e.child.kill('SIGTERM');
+  }
+  assert.equal(await e.exited, 0);
+});

@@ -67,22 +67,21 @@ test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP
       (samples.find((s) => s.name === 'sockbuf_sockets' && s.labels.protocol === 'udp')?.value ?? 0) >= 1,
     );
     const drops = samples.find(
-      (s) => s.name === 'sockbuf_socket_drops_total' && s.labels.local_port === String(port),
+      (s) => s.name === 'sockbuf_socket_drops_total' && s.labels.port === String(port),
     );
     assert.ok(drops, 'the dropping socket has per-socket series');
     assert.ok(drops.value > 0);
     assert.deepEqual(drops.labels, {
       protocol: 'udp',
-      local_address: '127.0.0.1',
-      local_port: String(port),
-      remote_address: '0.0.0.0',
-      remote_port: '0',
+      role: 'listener',
+      address: '127.0.0.1',
+      port: String(port),
     });
     assert.equal(types.get('sockbuf_socket_drops_total'), 'counter');
     const flagged = samples.find(
       (s) =>
         s.name === 'sockbuf_socket_flagged' &&
-        s.labels.local_port === String(port) &&
+        s.labels.port === String(port) &&
         s.labels.kind === 'udp-drops',
     );
     assert.equal(flagged?.value, 1);
@@ -148,15 +147,19 @@ test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports
   const { readFileSync } = await import('node:fs');
   const { Registry } = await import('prom-client');
   const { registerMetrics } = await import('../../src/observe/metrics.js');
-  const { HOST_COUNTERS, registerSocketMetrics } = await import('../../src/observe/exporter.js');
+  const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
+  const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
   const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
   const r = new Registry();
   registerMetrics(r);
   registerSocketMetrics(r);
+  registerHostMetrics(r);
   const known = new Set(r.getMetricsAsArray().map((m) => m.name));
-  for (const [proto, fields] of Object.entries(HOST_COUNTERS))
-    for (const f of fields) known.add(`node_netstat_${proto}_${f}`);
-  const exprs: string[] = JSON.stringify(dash).match(/(node_netstat|sockbuf)_\w+/g) ?? [];
+  const text = JSON.stringify(dash);
+  const exprs: string[] = text.match(/(node_netstat|node_softnet|node_sockstat|sockbuf)_\w+/g) ?? [];
   assert.ok(exprs.length > 10);
   for (const name of exprs) assert.ok(known.has(name), `${name} is not exported`);
+  // per-socket panels label by role, address and port (the labels sockbuf_socket_* carry)
+  assert.doesNotMatch(text, /local_port|remote_port/);
+  assert.match(text, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
 });
