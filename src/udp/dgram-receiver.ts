@@ -1,12 +1,16 @@
 // node:dgram as the baseline receiver: one recvmsg and one JavaScript callback per datagram. Same
-// buffer policy as the batch receiver, and the same kernel drop counter (SO_MEMINFO on its fd).
+// buffer policy as the batch receiver, and the same kernel drop counter (SO_MEMINFO on its fd). The
+// socket is made and bound through src/sys and handed to dgram (bind({ fd })), so the fd is ours to
+// know without reading dgram's deprecated _handle (DEP0112).
 import dgram from 'node:dgram';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError, parseSize } from '../policy/units.js';
-import { fdOf } from '../sys/socket.js';
+import { SOCK_DGRAM } from '../sys/constants.js';
+import { SysError } from '../sys/errors.js';
+import { bindFd, closeFd, createSocket } from '../sys/socket.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
 
 export interface DgramReceiverOptions {
@@ -37,19 +41,27 @@ export interface DgramReceiver {
 export async function createDgramReceiver(o: DgramReceiverOptions): Promise<DgramReceiver> {
   const parsed = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
   const listen = { host: await resolveFirst(parsed.host), port: parsed.port };
+  const rcvbuf = o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf');
+  const fd = createSocket(listen.host, SOCK_DGRAM);
+  let report: UdpRcvbufReport;
+  try {
+    report = applyUdpRcvbuf(fd, rcvbuf);
+    bindFd(fd, listen);
+  } catch (e) {
+    closeFd(fd);
+    if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
+      throw new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`, { cause: e });
+    throw e;
+  }
   const socket = dgram.createSocket(listen.host.includes(':') ? 'udp6' : 'udp4');
+  // dgram owns the fd from here: socket.close() closes it
   await new Promise<void>((resolve, reject) => {
-    socket.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL'
-          ? new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`, { cause: e })
-          : e,
-      ),
-    );
-    socket.bind(listen.port, listen.host, () => resolve());
+    socket.once('error', reject);
+    socket.bind({ fd }, () => {
+      socket.off('error', reject);
+      resolve();
+    });
   });
-  const fd = fdOf(socket);
-  const report = applyUdpRcvbuf(fd, o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf'));
   let hostBase = observeUdpHost();
   let dropBase = 0;
   let received = 0;

@@ -5,6 +5,10 @@ import { EnvironmentError } from '../../src/policy/units.js';
 import { createDgramReceiver } from '../../src/udp/dgram-receiver.js';
 import { sendRaw, until } from './helpers.js';
 
+// every warning this file's process emits (Node says a deprecation once per process: collect from the start)
+const warnings: Error[] = [];
+process.on('warning', (w) => warnings.push(w));
+
 test('the node:dgram baseline: one callback per datagram, the same rcvbuf policy and drop counter', async () => {
   const got: number[] = [];
   const r = await createDgramReceiver({ listen: '[::1]:0', onMessage: (m) => got.push(m.length) });
@@ -36,4 +40,21 @@ test('the dgram baseline refuses a port in use with exit 3', async () => {
   } finally {
     s.close();
   }
+});
+
+test('no DEP0112 deprecation warning: the fd comes from src/sys, not from dgram._handle', async () => {
+  const r = await createDgramReceiver({ listen: '127.0.0.1:0', onMessage: () => {} });
+  try {
+    await sendRaw('127.0.0.1', r.port, [Buffer.alloc(8)]);
+    await until(() => r.stats().received === 1);
+    r.stats(); // reads the fd's kernel drop counter
+  } finally {
+    await r.close();
+  }
+  await new Promise((res) => setImmediate(res)); // warnings are emitted on the next tick
+  const dep = warnings.filter((w) => (w as { code?: string }).code === 'DEP0112');
+  assert.deepEqual(
+    dep.map((w) => w.message),
+    [],
+  );
 });
