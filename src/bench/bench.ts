@@ -1,7 +1,7 @@
 // One scenario, run as a program runs it: `await runBench('tcp', { options: { sizes: '16000' } })`.
 // The scenario's options, where the ends run, the repeats, the results document and the expectations;
 // `sockbuf bench NAME` is this plus printing, and the quick suite runs its entries through it too.
-import { labFromEnv } from '../lab/lab.js';
+import { labFromEnv } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { durationMs, parseCount, UsageError } from '../policy/units.js';
 import { benchRow, resultsDocument } from './document.js';

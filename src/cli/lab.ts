@@ -1,23 +1,14 @@
 // `sockbuf lab`: run a command across an emulated round-trip time and rate cap (lab -- CMD), or
 // bring a lab up, run commands in it and take it down by hand (up, exec, down, status).
-import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import {
-  assertRoot,
-  cleanStale,
-  describeLab,
-  type HostName,
-  heldLabs,
-  Lab,
-  type LabInfo,
-  type LabMeasurement,
-  listLabs,
-  nodeArgv,
-  spawnIn,
-} from '../lab/lab.js';
+import { downLabs, execInLab, holdLab, runUnderLab, upLab } from '../lab/hold.js';
+import { assertRoot } from '../lab/lab.js';
+import { describeLab, type LabMeasurement } from '../lab/measure.js';
+import { type LabInfo, listLabs } from '../lab/registry.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
-import { parseBoundedJson } from '../policy/json.js';
-import { EnvironmentError, UsageError } from '../policy/units.js';
+import { UsageError } from '../policy/units.js';
+
+export { placementOf } from '../lab/hold.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -56,56 +47,15 @@ function summary(info: LabInfo, m?: LabMeasurement): object {
   };
 }
 
-/** The sockbuf CLI itself, as argv for a child process. */
-function sockbufArgv(): string[] {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return nodeArgv(new URL(`./main${ext}`, import.meta.url));
-}
-
-function waitExit(child: ReturnType<typeof spawn>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
-}
-
-/** Where a sockbuf command runs under `lab -- CMD`: sink in the server host, blast in the client host. */
-export function placementOf(argv: string[]): HostName | 'root' {
-  if (argv[0] === 'sink') return 'server';
-  if (argv[0] === 'blast') return 'client';
-  return 'root';
-}
-
-function pickLab(id: string | undefined): LabInfo {
-  const live = heldLabs();
-  const chosen = id ? live.filter((l) => l.id === id) : live;
-  if (!chosen.length)
-    throw new EnvironmentError(id ? `no live lab with id ${id}` : 'no lab is up (sockbuf lab up)');
-  if (chosen.length > 1) {
-    throw new UsageError(`several labs are up (${chosen.map((l) => l.id).join(', ')}): choose one with --id`);
-  }
-  return chosen[0].info as LabInfo;
-}
-
-async function runUnderLab(cmdArgv: string[], flags: LabFlags): Promise<number> {
+async function runUnder(cmdArgv: string[], flags: LabFlags): Promise<number> {
   if (!cmdArgv.length)
     throw new UsageError('sockbuf lab: give a command after --, e.g. sockbuf lab --rtt 2ms -- bench tcp');
   const opts = parseLabSpec(flags);
   assertRoot();
-  const lab = await Lab.create(opts);
-  try {
-    const m = flags.measure === false ? undefined : await lab.measure();
-    process.stderr.write(`${describeLab(lab.info, m)}\n`);
-    const where = placementOf(cmdArgv);
-    const argv = [...sockbufArgv(), ...cmdArgv];
-    const child =
-      where === 'root'
-        ? spawn(argv[0], argv.slice(1), { stdio: 'inherit', env: lab.env() })
-        : lab.spawn(where, argv, { stdio: 'inherit' });
-    return await waitExit(child);
-  } finally {
-    await lab.close();
-  }
+  return runUnderLab(cmdArgv, opts, {
+    measure: flags.measure !== false,
+    onUp: (up) => process.stderr.write(`${describeLab(up.info, up.measured)}\n`),
+  });
 }
 
 export function register(program: Command): void {
@@ -118,7 +68,7 @@ export function register(program: Command): void {
       .argument('[command...]', 'the sockbuf command to run (after --)')
       .option('--json', 'print the lab summary as JSON (up, status)'),
   ).action(async (cmdArgv: string[], flags: LabFlags) => {
-    process.exitCode = await runUnderLab(cmdArgv, flags);
+    process.exitCode = await runUnder(cmdArgv, flags);
   });
 
   // The subcommands read the lab's options through optsWithGlobals (`lab up --rtt 5ms` and
@@ -128,49 +78,7 @@ export function register(program: Command): void {
     .description('bring a lab up and leave it running (the lab options above; take it down with lab down)')
     .action(async (_o: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals() as LabFlags;
-      parseLabSpec(flags);
-      assertRoot();
-      cleanStale();
-      const args = [
-        'lab',
-        'hold',
-        '--rtt',
-        flags.rtt ?? LAB_DEFAULTS.rtt,
-        '--loss',
-        flags.loss ?? '0%',
-        '--mtu',
-        flags.mtu ?? '1500',
-        '--congestion',
-        flags.congestion ?? LAB_DEFAULTS.congestion,
-      ];
-      if (flags.bandwidth) args.push('--bandwidth', flags.bandwidth);
-      if (flags.threads) args.push('--threads', flags.threads);
-      if (flags.measure === false) args.push('--no-measure');
-      const argv = [...sockbufArgv(), ...args];
-      const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout?.on('data', (d) => {
-          out += d;
-          if (out.includes('\n')) resolve(out.split('\n')[0]);
-        });
-        child.once('exit', (code) =>
-          reject(new EnvironmentError(`lab up failed (the lab process exited with ${code})`)),
-        );
-      });
-      child.stdout?.destroy();
-      child.unref();
-      const r = parseBoundedJson(line, { maxLength: 1 << 20 }) as {
-        error?: string;
-        exitCode?: number;
-        info?: LabInfo;
-        measured?: LabMeasurement;
-      };
-      if (r.error || !r.info) {
-        process.stderr.write(`sockbuf: ${r.error}\n`);
-        process.exitCode = r.exitCode ?? 3;
-        return;
-      }
+      const r = await upLab(parseLabSpec(flags), { measure: flags.measure !== false });
       if (flags.json) process.stdout.write(`${JSON.stringify(summary(r.info, r.measured))}\n`);
       else process.stdout.write(`${describeLab(r.info, r.measured)}\n`);
     });
@@ -178,16 +86,7 @@ export function register(program: Command): void {
   // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM.
   lab.command('hold', { hidden: true }).action(async (_o: unknown, cmd: Command) => {
     const flags = cmd.optsWithGlobals() as LabFlags;
-    try {
-      const l = await Lab.create({ ...parseLabSpec(flags), held: true });
-      const measured = flags.measure === false ? undefined : await l.measure();
-      process.stdout.write(`${JSON.stringify({ info: l.info, measured })}\n`);
-      await new Promise(() => {}); // signals end it; the lab's handlers clean up
-    } catch (err) {
-      const e = err as Error & { exitCode?: number };
-      process.stdout.write(`${JSON.stringify({ error: e.message, exitCode: e.exitCode ?? 3 })}\n`);
-      process.exitCode = e.exitCode ?? 3;
-    }
+    await holdLab(parseLabSpec(flags), { measure: flags.measure !== false });
   });
 
   lab
@@ -200,10 +99,7 @@ export function register(program: Command): void {
       const flags = cmd.optsWithGlobals() as LabFlags;
       if (host !== 'client' && host !== 'server')
         throw new UsageError(`invalid value for host: '${host}' (expected client or server)`);
-      assertRoot();
-      cleanStale();
-      const info = pickLab(flags.id);
-      process.exitCode = await waitExit(spawnIn(info, host, cmdArgv, { stdio: 'inherit' }));
+      process.exitCode = await execInLab(host, cmdArgv, { id: flags.id });
     });
 
   lab
@@ -213,18 +109,7 @@ export function register(program: Command): void {
     .option('--id <id>', 'only this lab')
     .action(async (_o: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals() as LabFlags;
-      assertRoot();
-      const removed = cleanStale();
-      if (!flags.stale) {
-        // only labs made by lab up: a lab another process made for itself (a test, lab -- CMD) is its own
-        const holders = heldLabs().filter((l) => l.pid !== process.pid && (!flags.id || l.id === flags.id));
-        for (const l of holders) process.kill(l.pid, 'SIGTERM');
-        const until = Date.now() + 5000;
-        while (Date.now() < until && listLabs().some((l) => holders.some((h) => h.pid === l.pid))) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        removed.push(...holders.map((h) => h.id));
-      }
+      const removed = await downLabs({ id: flags.id, stale: flags.stale });
       process.stdout.write(removed.length ? `removed lab ${removed.join(', ')}\n` : 'nothing to remove\n');
     });
 

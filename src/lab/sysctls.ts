@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBoundedJsonFile } from '../policy/json.js';
+import { alive } from '../sys/process.js';
 import { readSysctlText, writeSysctl } from '../sys/sysctl.js';
 
 const readState = (file: string) => readBoundedJsonFile(file, { maxBytes: 1 << 20 }) as SysctlState;
@@ -21,15 +22,6 @@ export interface SysctlState {
 
 function stateFile(pid: number): string {
   return join(stateDir(), `sysctl-${pid}.json`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

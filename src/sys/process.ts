@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fn } from './libc.js';
 import { sockbufEntry } from './package.js';
 import { procRoot } from './sysctl.js';
 
@@ -115,6 +116,16 @@ const SETPRIV = which('setpriv');
 export function withParentDeathSignal(spec: SpawnSpec): SpawnSpec {
   if (!SETPRIV) return spec;
   return { ...spec, file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', spec.file, ...spec.args] };
+}
+
+const PR_SET_PDEATHSIG = 1;
+
+/**
+ * Clears this process's own parent-death signal (prctl PR_SET_PDEATHSIG 0): what a process started
+ * with one calls once it is meant to outlive its parent (the `lab up` holder, after its hand-shake).
+ */
+export function clearParentDeathSignal(): void {
+  fn('prctl')(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 }
 
 /** Process groups of children still alive, killed synchronously if this process exits regardless. */

@@ -13,7 +13,8 @@ import {
   which,
 } from '../../src/bench/placement.js';
 import { runEnds } from '../../src/bench/runner.js';
-import { ADDRESSES, LAB_ENV, type LabInfo, withLab } from '../../src/lab/lab.js';
+import { ADDRESSES, withLab } from '../../src/lab/lab.js';
+import { LAB_ENV, type LabInfo } from '../../src/lab/registry.js';
 import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { listLabs } from '../../src/lab/lab.js';
+import { listLabs } from '../../src/lab/registry.js';
 import { MAIN } from './helpers.js';
 
 const skip = process.getuid?.() !== 0 && 'needs root (network namespaces, tun devices)';

@@ -3,15 +3,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  ADDRESSES,
-  cleanStale,
-  type Lab,
-  labFromEnv,
-  listLabs,
-  peerRoutes,
-  withLab,
-} from '../../src/lab/lab.js';
+import { ADDRESSES, cleanStale, type Lab, withLab } from '../../src/lab/lab.js';
+import { peerRoutes } from '../../src/lab/netns.js';
+import { labFromEnv, listLabs } from '../../src/lab/registry.js';
 import { readBufferSysctls } from '../../src/observe/proc.js';
 import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 import { readSysctlText } from '../../src/sys/sysctl.js';
@@ -138,17 +132,13 @@ test('the routes that carry the congestion control: IPv4, and IPv6 when the MTU 
 /** The congestion control the kernel gives a TCP connection from the client host to the server host. */
 async function congestionAcross(lab: Lab): Promise<string> {
   const to = lab.info.hosts.server.ipv4;
-  const server = lab.spawn(
-    'server',
-    [
-      process.execPath,
-      '-e',
-      `require('net').createServer((s) => s.resume()).listen(5301, '${to}', () => console.log('up'))`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const server = lab.spawn('server', [
+    process.execPath,
+    '-e',
+    `require('net').createServer((s) => s.resume()).listen(5301, '${to}', () => console.log('up'))`,
+  ]);
   try {
-    await once(server.stdout as NodeJS.ReadableStream, 'data');
+    await new Promise<void>((resolve) => server.onLine(() => resolve()));
     const client = `const s = require('net').connect(5301, '${to}', () => {
       process.stdout.write(require('child_process').execFileSync('ss', ['-tinH', 'dst', '${to}']));
       s.destroy();
@@ -159,7 +149,7 @@ async function congestionAcross(lab: Lab): Promise<string> {
     assert.ok(known, `ss shows the congestion control: ${r.stdout}`);
     return known;
   } finally {
-    server.kill('SIGTERM');
+    await server.stop(2);
   }
 }
 

@@ -2,8 +2,6 @@
 // its client namespace. Every bench scenario serve has a far end for (udp, ping, tcp, drain) with
 // --remote, one short run each, and a TCP far end through `sockbuf remote`.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { withLab } from '../../src/lab/lab.js';
@@ -19,13 +17,10 @@ test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP f
   await withLab({ rttMs: 1 }, async (lab) => {
     const server = lab.info.hosts.server.ipv4;
     const client = lab.info.hosts.client.ipv4;
-    const serve = lab.spawn('server', sockbuf('serve', '--listen', `${server}:5209`, '--json'), {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const serve = lab.spawn('server', sockbuf('serve', '--listen', `${server}:5209`, '--json'));
     const log: Record<string, unknown>[] = [];
-    const rl = createInterface({ input: serve.stdout as NodeJS.ReadableStream });
     const ready = new Promise<Record<string, unknown>>((resolve) =>
-      rl.on('line', (l) => {
+      serve.onLine((l) => {
         const o = JSON.parse(l);
         log.push(o);
         if (o.event === 'ready') resolve(o);
@@ -89,19 +84,10 @@ test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP f
       assert.equal(farEnds().length, 4, farEnds().join('\n'));
 
       // TCP: the far end (sink tcp) on the server host, blast on the client host
-      const far = lab.spawn(
-        'client',
-        sockbuf('remote', server, '--', 'sink', 'tcp', '--reader', 'adaptive'),
-        {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        },
-      );
-      // listen for its exit now: it may exit while the blast below is still being awaited
-      const farExit = once(far, 'exit');
+      const far = lab.spawn('client', sockbuf('remote', server, '--', 'sink', 'tcp', '--reader', 'adaptive'));
       const lines: Record<string, unknown>[] = [];
-      const farRl = createInterface({ input: far.stdout as NodeJS.ReadableStream });
       const farReady = new Promise<Record<string, unknown>>((resolve) =>
-        farRl.on('line', (l) => {
+        far.onLine((l) => {
           const o = JSON.parse(l);
           lines.push(o);
           if (o.event === 'ready') resolve(o);
@@ -131,13 +117,12 @@ test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP f
       assert.notEqual(refused.code, 0, 'blast without the secret was refused');
       const bl = await blastTo(String(fr.secret));
       assert.equal(bl.code, 0, bl.stderr);
-      const [code] = (await farExit) as [number];
-      assert.equal(code, 0);
+      const { code } = await far.exited;
+      assert.equal(code, 0, far.stderrTail.join('\n'));
       const result = lines.find((l) => l.event === 'result');
       assert.ok(Number(result?.bytes) >= 4 << 20, JSON.stringify(result));
     } finally {
-      serve.kill('SIGTERM');
-      await once(serve, 'exit');
+      await serve.stop(5);
     }
   });
 });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { MAX_EVENT_LINE, parseEventLine } from '../../../src/bench/ends.js';
 import { parseResults } from '../../../src/bench/report/results.js';
 import { parseHello } from '../../../src/ends/hello.js';
-import { LAB_ENV, labFromEnv } from '../../../src/lab/lab.js';
+import { LAB_ENV, labFromEnv } from '../../../src/lab/registry.js';
 import {
   DEFAULT_MAX_JSON_DEPTH,
   JsonLimitError,

@@ -1,0 +1,204 @@
+// Labs that outlive one call, and commands run in a lab: `lab -- CMD` (runUnderLab), `lab up` (upLab:
+// a holder process makes the lab and holds it), `lab exec` (execInLab) and `lab down` (downLabs).
+//
+// The hand-shake of lab up with its holder (`sockbuf lab hold`): the holder prints one JSON line,
+// {info, measured} or {error, exitCode}, and waits; lab up answers `ok` on the holder's stdin; the
+// holder clears its parent-death signal and answers `held`; only then does lab up let it go. Until
+// then the holder dies with lab up (the kernel kills it, also when lab up is SIGKILLed), so lab up
+// interrupted at any point leaves either nothing, or a dead holder's lab that cleanStale (`lab down
+// --stale`) removes.
+import { parseBoundedJson } from '../policy/json.js';
+import { EnvironmentError, UsageError } from '../policy/units.js';
+import { Child, clearParentDeathSignal, runInherit, type SpawnSpec, sockbufCommand } from '../sys/process.js';
+import { assertRoot, cleanStale, Lab, type LabOptions } from './lab.js';
+import type { LabMeasurement } from './measure.js';
+import { netnsCommand } from './netns.js';
+import { type HostName, heldLabs, LAB_ENV, type LabInfo, listLabs, MAX_STATE_BYTES } from './registry.js';
+
+export interface LabUp {
+  info: LabInfo;
+  measured?: LabMeasurement;
+}
+
+/** Where a sockbuf command runs under `lab -- CMD`: sink in the server host, blast in the client host. */
+export function placementOf(argv: string[]): HostName | 'root' {
+  if (argv[0] === 'sink') return 'server';
+  if (argv[0] === 'blast') return 'client';
+  return 'root';
+}
+
+/**
+ * `sockbuf lab -- ARGS`: brings a lab up, runs sockbuf with ARGS under it (output passed through, a
+ * parent-death signal: it dies with this process), takes the lab down; resolves to its exit status.
+ */
+export async function runUnderLab(
+  args: string[],
+  opts: LabOptions,
+  o: { measure?: boolean; onUp?: (up: LabUp) => void } = {},
+): Promise<number> {
+  const lab = await Lab.create(opts);
+  try {
+    const measured = o.measure === false ? undefined : await lab.measure();
+    o.onUp?.({ info: lab.info, measured });
+    const where = placementOf(args);
+    const cmd = sockbufCommand(args);
+    const spec: SpawnSpec =
+      where === 'root'
+        ? { ...cmd, env: { [LAB_ENV]: JSON.stringify(lab.info) } }
+        : netnsCommand(lab.info, where, [cmd.file, ...cmd.args]);
+    return await runInherit(spec);
+  } finally {
+    await lab.close();
+  }
+}
+
+/** The `lab hold` options that make a holder bring up this lab. */
+export function holdArgs(opts: LabOptions, measure = true): string[] {
+  const args = [
+    '--rtt',
+    `${opts.rttMs}ms`,
+    '--loss',
+    `${(opts.loss ?? 0) * 100}%`,
+    '--mtu',
+    `${opts.mtu ?? 1500}`,
+  ];
+  if (opts.congestion) args.push('--congestion', opts.congestion);
+  if (opts.bitsPerSecond) args.push('--bandwidth', String(opts.bitsPerSecond));
+  if (opts.threads) args.push('--threads', String(opts.threads));
+  if (!measure) args.push('--no-measure');
+  return args;
+}
+
+/** Each stdout line of a child in turn; undefined once it ended. */
+function lineReader(child: Child): () => Promise<string | undefined> {
+  const queue: string[] = [];
+  let waiting: ((line: string | undefined) => void) | undefined;
+  let ended = false;
+  const give = (line: string | undefined) => {
+    const w = waiting;
+    waiting = undefined;
+    w?.(line);
+  };
+  child.onLine((line) => (waiting ? give(line) : queue.push(line)));
+  child.exited.then(() => {
+    ended = true;
+    give(undefined);
+  });
+  return () => {
+    if (queue.length) return Promise.resolve(queue.shift());
+    if (ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      waiting = resolve;
+    });
+  };
+}
+
+/** `sockbuf lab up`: a lab that stays up after this process, held by a `sockbuf lab hold` process. */
+export async function upLab(opts: LabOptions, o: { measure?: boolean } = {}): Promise<LabUp> {
+  assertRoot();
+  cleanStale();
+  const holder = new Child(sockbufCommand(['lab', 'hold', ...holdArgs(opts, o.measure !== false)]), {
+    input: 'pipe',
+  });
+  const next = lineReader(holder);
+  try {
+    const first = await next();
+    const r = (first === undefined ? {} : parseBoundedJson(first, { maxLength: MAX_STATE_BYTES })) as {
+      error?: string;
+      exitCode?: number;
+      info?: LabInfo;
+      measured?: LabMeasurement;
+    };
+    if (!r.info) {
+      const why = r.error ?? `lab up failed (the lab process ${holder.describeExit()})`;
+      throw r.exitCode === 2 ? new UsageError(why) : new EnvironmentError(why);
+    }
+    holder.process.stdin?.write('ok\n');
+    if ((await next()) !== 'held')
+      throw new EnvironmentError(
+        `lab up failed: the lab process ${holder.describeExit()} before it held the lab`,
+      );
+    holder.release();
+    return { info: r.info, measured: r.measured };
+  } catch (err) {
+    await holder.stop();
+    throw err;
+  }
+}
+
+/** The first line of a stream, or undefined when it ends first. */
+function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let buf = '';
+    input.setEncoding('utf8');
+    input.on('data', (d: string) => {
+      buf += d;
+      const i = buf.indexOf('\n');
+      if (i >= 0) resolve(buf.slice(0, i));
+    });
+    input.once('end', () => resolve(undefined));
+    input.once('error', () => resolve(undefined));
+  });
+}
+
+/**
+ * The holder's side (`sockbuf lab hold`): makes the lab, prints it, completes the hand-shake, then
+ * holds the lab until a signal ends the process (the lab's handlers take it down). Started by hand
+ * (stdin not a pipe from lab up), it holds with its parent-death signal kept.
+ */
+export async function holdLab(
+  opts: LabOptions,
+  o: { measure?: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
+): Promise<never> {
+  const input = o.input ?? process.stdin;
+  const output = o.output ?? process.stdout;
+  try {
+    const lab = await Lab.create({ ...opts, held: true });
+    const measured = o.measure === false ? undefined : await lab.measure();
+    output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
+  } catch (err) {
+    const e = err as Error & { exitCode?: number };
+    output.write(`${JSON.stringify({ error: e.message, exitCode: e.exitCode ?? 3 })}\n`);
+    throw err;
+  }
+  if ((await firstLine(input)) === 'ok') {
+    clearParentDeathSignal();
+    output.write('held\n');
+  }
+  input.pause();
+  // lab up closes its ends of the pipes once it has the answer: a late write must not end the holder
+  output.on('error', () => {});
+  process.stderr.on('error', () => {});
+  return new Promise<never>(() => {}); // the delay line's threads keep the process up; signals end it
+}
+
+/** `sockbuf lab exec HOST -- ARGV`: runs ARGV in a host of the lab that is up; its exit status. */
+export async function execInLab(host: HostName, argv: string[], o: { id?: string } = {}): Promise<number> {
+  assertRoot();
+  cleanStale();
+  const live = heldLabs();
+  const chosen = o.id ? live.filter((l) => l.id === o.id) : live;
+  if (!chosen.length)
+    throw new EnvironmentError(o.id ? `no live lab with id ${o.id}` : 'no lab is up (sockbuf lab up)');
+  if (chosen.length > 1)
+    throw new UsageError(`several labs are up (${chosen.map((l) => l.id).join(', ')}): choose one with --id`);
+  return runInherit(netnsCommand(chosen[0].info as LabInfo, host, argv));
+}
+
+/**
+ * `sockbuf lab down`: removes what dead processes left behind, then (unless `stale`) the labs made by
+ * lab up (SIGTERM to each holder, waiting up to 5 s until its lab is gone). The ids removed.
+ */
+export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promise<string[]> {
+  assertRoot();
+  const removed = cleanStale();
+  if (o.stale) return removed;
+  // only labs made by lab up: a lab another process made for itself (a test, lab -- CMD) is its own
+  const holders = heldLabs().filter((l) => l.pid !== process.pid && (!o.id || l.id === o.id));
+  for (const l of holders) process.kill(l.pid, 'SIGTERM');
+  const until = Date.now() + 5000;
+  while (Date.now() < until && listLabs().some((l) => holders.some((h) => h.pid === l.pid))) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [...removed, ...holders.map((h) => h.id)];
+}
