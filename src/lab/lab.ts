@@ -193,8 +193,9 @@ export class Lab {
   }
 
   /** Starts `argv` inside a host's namespace (src/sys/process.ts: stdout lines, stderr tail, stop()). */
-  spawn(host: HostName, argv: string[], opts: ChildOptions = {}): Child {
-    return new Child(netnsCommand(this.info, host, argv), opts);
+  spawn(host: HostName, argv: string[], opts: ChildOptions & { env?: Record<string, string> } = {}): Child {
+    const spec = netnsCommand(this.info, host, argv);
+    return new Child({ ...spec, env: { ...spec.env, ...opts.env } }, opts);
   }
 
   /** Runs `argv` inside a host's namespace to its end, with stdout and stderr collected. */

@@ -101,16 +101,9 @@ test('serve across two lab hosts: bench udp|ping|tcp|drain --remote, and a TCP f
         const b = lab.spawn(
           'client',
           sockbuf('blast', 'tcp', '--to', `${server}:${fr.port}`, '--bytes', '4MiB', '--json'),
-          {
-            stdio: ['ignore', 'ignore', 'pipe'],
-            env: { ...lab.env(), SOCKBUF_SECRET: secret ?? '' },
-          },
+          { env: { SOCKBUF_SECRET: secret ?? '' } },
         );
-        let stderr = '';
-        b.stderr?.on('data', (d) => {
-          stderr += d;
-        });
-        return once(b, 'exit').then(([code]) => ({ code: code as number, stderr }));
+        return b.exited.then(({ code }) => ({ code: code as number, stderr: b.stderrTail.join('\n') }));
       };
       assert.equal(typeof fr.secret, 'string');
       const refused = await blastTo();
