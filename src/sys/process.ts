@@ -56,14 +56,18 @@ export function which(name: string, path = process.env.PATH ?? ''): string | und
 
 // ---- processes by pid -------------------------------------------------------------------------
 
-/** True while a process with this pid exists (also a zombie, or one we may not signal). */
+/**
+ * True while a process with this pid runs (also one we may not signal). A zombie is dead: it only
+ * waits to be reaped, which an init that does not reap (some containers' pid 1) never does.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const s = statOf(pid, '/proc');
+  return s === undefined || running(s);
 }
 
 /** State, parent and process group of a process from /proc/PID/stat text (fields 3–5). Pure. */

@@ -49,11 +49,13 @@ test('not root: exit 3 with the reason', { skip: !root && 'needs root to drop ro
 test('lab -- CMD runs the command with the lab in its environment, then takes the lab down', {
   skip: !root && 'needs root',
 }, () => {
+  // other labs may be up meanwhile (tests run side by side): the new one is this command's
+  const before = new Set(netns().match(/sbl-\d+-/g) ?? []);
   const r = sockbuf(['lab', '--rtt', '1ms', '--no-measure', '--', 'lab', 'status', '--json']);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /delay line: userspace-tun, GSO passthrough on/);
   const labs = JSON.parse(r.stdout) as { pid: number; alive: boolean }[];
-  const mine = labs.find((l) => l.alive);
+  const mine = labs.find((l) => l.alive && !before.has(`sbl-${l.pid}-`));
   assert.ok(mine, 'the lab was up while the command ran');
   assert.doesNotMatch(netns(), new RegExp(`sbl-${mine.pid}-`));
 });

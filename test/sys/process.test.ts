@@ -160,9 +160,21 @@ test('run() collects output; runInherit() gives the exit status; runSync() throw
   assert.throws(() => runSync('/nonexistent/sockbuf-no-such-file', []), CommandError);
 });
 
-test('alive() sees this process and not a reaped child', async () => {
+test('alive() sees this process, not a reaped child, and not a zombie', async () => {
   assert.equal(alive(process.pid), true);
   const c = new Child(node(''));
   await c.exited;
   assert.equal(alive(c.pid as number), false);
+  // a grandchild whose parent does not reap it (its event loop is blocked) is a zombie: dead to alive()
+  const parent = new Child(
+    node(
+      "const { spawn } = require('node:child_process'); const g = spawn('true', { stdio: 'ignore' }); process.stdout.write(g.pid + '\\n'); require('node:child_process').execSync('sleep 0.3'); console.log('zombie'); require('node:child_process').execSync('sleep 5')",
+    ),
+  );
+  const lines: string[] = [];
+  await new Promise<void>((resolve) => parent.onLine((l) => lines.push(l) === 2 && resolve()));
+  const zombie = Number(lines[0]);
+  assert.match(readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /);
+  assert.equal(alive(zombie), false);
+  await parent.stop();
 });
