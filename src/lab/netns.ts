@@ -1,6 +1,6 @@
 // The lab's plumbing with `ip`: the routes that carry a congestion control, running a command inside
 // a lab host's namespace, and removing a namespace with whatever still runs in it.
-import { CommandError, runSync, type SpawnSpec } from '../sys/process.js';
+import { CommandError, runSync, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import { type HostName, LAB_ENV, type LabHost, type LabInfo } from './registry.js';
 
 /** `ip ARGS`; throws CommandError with ip's stderr. */
