@@ -3,6 +3,7 @@ import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import type { ResultsDocument } from './report/results.js';
 import type { PointResult } from './runner.js';
 import type { Column } from './scenario.js';
+import { cvOf } from './stats.js';
 import { formatTable } from './table.js';
 
 function plain(v: number): string {
@@ -62,11 +63,19 @@ export function renderTable(results: PointResult[], columns?: Column[]): string 
       return `${text} ±${spread}%`;
     }),
   ]);
+  const runs = Math.max(0, ...results.map((r) => r.runs.length));
+  // with repeats, the coefficient of variation of the first figure (seed 000's tables give one)
+  const first = cols[0]?.key;
+  if (runs > 1 && first !== undefined)
+    results.forEach((r, i) => {
+      const cv = cvOf(r.runs.map((run) => run[first]));
+      rows[i].push(cv === undefined ? '–' : `${cv.toFixed(1)} %`);
+    });
   const header = [
     ...labelKeys.map((k) => ({ title: k, align: 'left' as const })),
     ...cols.map((c) => ({ title: c.title ?? c.key, align: 'right' as const })),
+    ...(runs > 1 && first !== undefined ? [{ title: 'CV', align: 'right' as const }] : []),
   ];
-  const runs = Math.max(0, ...results.map((r) => r.runs.length));
   const note =
     runs > 1 ? `\nmedians of ${runs} runs (±: half the min–max range); every run is in --json` : '';
   return `${formatTable(header, rows)}${note}`;

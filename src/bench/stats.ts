@@ -1,4 +1,4 @@
-// Median, min and max of every numeric column over the repeats of one point. Pure.
+// Median, min and max of every numeric column over the repeats of one point, and the CV. Pure.
 import type { Row } from './scenario.js';
 
 export function median(values: number[]): number {
@@ -31,4 +31,13 @@ export function columnStats(rows: Row[]): ColumnStats {
     out.max[k] = Math.max(...vs);
   }
   return out;
+}
+
+/** Sample standard deviation ÷ mean, in %, of the numeric values; undefined for fewer than 2. */
+export function cvOf(values: unknown[]): number | undefined {
+  const xs = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (xs.length < 2) return undefined;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1));
+  return mean ? (100 * sd) / Math.abs(mean) : undefined;
 }

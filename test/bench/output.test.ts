@@ -26,13 +26,15 @@ test('formats follow the unit at the end of the key', () => {
   assert.equal(guessFormat('reads')(12), '12');
 });
 
-test('the table shows labels and medians with the spread', () => {
+test('the table shows labels and medians with the spread, and with repeats the CV of the first figure', () => {
   const t = renderTable(results).split('\n');
   assert.deepEqual(t.slice(0, 3), [
-    'policy    bytesPerSecond',
-    '--------  --------------',
-    'adaptive  880 Mbit/s ±9%',
+    'policy    bytesPerSecond     CV',
+    '--------  --------------  -----',
+    'adaptive  880 Mbit/s ±9%  9.1 %',
   ]);
+  const once = renderTable([{ ...results[0], runs: [results[0].runs[0]] }]);
+  assert.doesNotMatch(once, /CV/, 'no CV for a point measured once');
   assert.match(t[3], /medians of 3 runs/);
 });
 

@@ -1,5 +1,6 @@
 // Result tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
+import { cvOf } from '../stats.js';
 import { formatTable } from '../table.js';
 import {
   firstNum,
@@ -73,6 +74,25 @@ export function latencyUs(r: ResultRow, p: 'p50' | 'p99' | 'p999'): number | und
 }
 export const isPinned = (policy: string | undefined) => policy !== undefined && policy !== 'auto';
 
+/**
+ * The coefficient of variation of a figure over a point's runs (sample standard deviation ÷ mean, in %),
+ * as seed 000's sysctl table gives it; undefined for a point measured once.
+ */
+export function cvPct(row: ResultRow, keys: string[]): number | undefined {
+  for (const k of keys) {
+    const values = (row[k] as { values?: unknown } | undefined)?.values;
+    if (!Array.isArray(values)) continue;
+    return cvOf(values);
+  }
+  return undefined;
+}
+const cvCol = (keys: string[]): Column =>
+  c(
+    'CV',
+    (r) => cvPct(r, keys),
+    (v) => `${v.toFixed(1)} %`,
+  );
+
 /** A row's write water mark: undefined when the run had no `--write-hwms`, 'default' when not set. */
 export const hwmOf = (r: ResultRow) => param(r, 'hwm');
 const hwmSet = (r: ResultRow) => (hwmOf(r) ?? 'default') !== 'default';
@@ -142,6 +162,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       p('size B', 'size'),
       p('write hwm', 'hwm'),
       c('MiB/s', mibPerSecond),
+      cvCol(BYTES_PER_SECOND),
       c('Δ vs auto', deltaVsAuto(rows, mibPerSecond), signedPct),
       n('msgs/s', ['messagesPerSecond']),
       n('rwnd-limited', ['rwndLimitedPct'], pct),
@@ -160,6 +181,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       p('write hwm', 'hwm'),
       c('variant', variantOf),
       n('round trips/s', ['roundTripsPerSecond', 'requestsPerSecond']),
+      cvCol(['roundTripsPerSecond', 'requestsPerSecond']),
       c(
         'Δ vs auto',
         deltaVsAuto(rows, (r) => firstNum(r, ['roundTripsPerSecond', 'requestsPerSecond'])),
@@ -178,6 +200,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       return [
         p('reader', 'reader'),
         c('GB/s', gbPerSecond, (v) => v.toFixed(2)),
+        cvCol(BYTES_PER_SECOND),
         c('× data', (r) => (b ? (gbPerSecond(r) ?? Number.NaN) / b : undefined), times),
         n('reads', ['reads']),
         n('mean read B', ['meanReadBytes', 'readBytesMean', 'meanReadSize']),
@@ -238,7 +261,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
   },
   'sysctl-sweep': {
     title: 'rmem_max/wmem_max sweep across the lab (receiver asks for 2041500 B)',
-    columns: () => [n('rmem_max B', ['rmemMax', 'value']), c('MiB/s', mibPerSecond)],
+    columns: () => [n('rmem_max B', ['rmemMax', 'value']), c('MiB/s', mibPerSecond), cvCol(BYTES_PER_SECOND)],
   },
 };
 
