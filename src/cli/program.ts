@@ -60,6 +60,11 @@ export async function run(argv: string[]): Promise<number> {
 function resolveMessage(command: Command, err: ResolveError): string {
   const values = command.opts();
   const option = command.options.find((o) => String(values[o.attributeName()] ?? '').includes(err.host));
-  if (!option?.long) return err.message;
-  return `cannot resolve ${option.long} '${values[option.attributeName()]}': no such host '${err.host}' (${err.code})`;
+  if (option?.long)
+    return `cannot resolve ${option.long} '${values[option.attributeName()]}': no such host '${err.host}' (${err.code})`;
+  // an argument, such as remote's <server>
+  const i = command.processedArgs.findIndex((a) => String(a).includes(err.host));
+  const arg = command.registeredArguments[i];
+  if (!arg) return err.message;
+  return `cannot resolve <${arg.name()}> '${command.processedArgs[i]}': no such host '${err.host}' (${err.code})`;
 }

@@ -56,6 +56,9 @@ test('an unknown host name exits 3 naming the option and the name', { timeout: 6
   const sink = sockbuf(['sink', 'udp', '--listen', 'no-such-host.invalid:0']);
   assert.equal(await sink.exited, 3);
   assert.match(sink.stderr(), /--listen 'no-such-host\.invalid:0'/);
+  const remote = sockbuf(['remote', 'no-such-host.invalid', '--', 'sink', 'tcp']);
+  assert.equal(await remote.exited, 3);
+  assert.match(remote.stderr(), /<server> 'no-such-host\.invalid'/);
   const bad = sockbuf(['blast', 'tcp', '--to', 'no such host:1']);
   assert.equal(await bad.exited, 2, 'not a name at all: bad usage');
   assert.match(bad.stderr(), /--to/);
