@@ -73,6 +73,11 @@ export function udpRow(out: RunOutput): Row {
     truncated: numberField(rx, 'truncated'),
     lost: numberField(rx, 'lost'),
     tailLost: typeof rx.tailLost === 'number' ? rx.tailLost : null,
+    // seed 004's "drift of last message": how long after the sender's end the last datagram was taken
+    driftSeconds:
+      typeof rx.lastReceivedAtMs === 'number' && typeof tx.endedAtMs === 'number'
+        ? (rx.lastReceivedAtMs - tx.endedAtMs) / 1000
+        : null,
     sentPerSecond: numberField(tx, 'datagramsPerSecond'),
     receivedPerSecond: sent ? received / numberField(tx, 'seconds') : 0,
     packetsPerBatch: ppb?.mean ?? 1,

@@ -55,6 +55,8 @@ export interface UdpSinkResult {
   duplicates: number;
   jitterUs: number;
   tailLost: number | null;
+  /** When the last datagram arrived, ms since the epoch (null when none did). */
+  lastReceivedAtMs: number | null;
   /** What the senders' trailers said they sent (null when a trailer did not arrive). */
   sent: number | null;
   unsequenced: number;
@@ -363,6 +365,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     duplicates: rep.duplicates,
     jitterUs: rep.jitterUs,
     tailLost: rep.tailLost,
+    lastReceivedAtMs: last ? last / 1000 : null,
     sent: rep.sent,
     unsequenced: tracker.unsequenced,
     flows: rep.flows,

@@ -78,6 +78,8 @@ export interface UdpSendResult {
   /** Whether UDP_SEGMENT was used; `gsoFallback` says why it was not, if it was asked for. */
   gso: boolean;
   gsoFallback?: string;
+  /** When the sending ended, ms since the epoch (the receiver's last arrival minus it: the drift). */
+  endedAtMs: number;
 }
 
 /** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */
@@ -346,6 +348,7 @@ export class UdpSender {
       flows: this.flows.length,
       size: this.size,
       gso: this.gso,
+      endedAtMs: performance.timeOrigin + performance.now(),
       ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
     };
   }

@@ -36,7 +36,9 @@ test('each path makes its sink and blast', () => {
 
 test('a row from both ends: dropped = sent − received, split by where', () => {
   const out: RunOutput = {
-    sender: end([{ event: 'result', sent: 1000, seconds: 2, datagramsPerSecond: 500, gso: false }]),
+    sender: end([
+      { event: 'result', sent: 1000, seconds: 2, datagramsPerSecond: 500, gso: false, endedAtMs: 1_000_000 },
+    ]),
     receiver: end([
       { event: 'ready', port: 1 },
       {
@@ -47,6 +49,7 @@ test('a row from both ends: dropped = sent − received, split by where', () => 
         truncated: 10,
         lost: 100,
         tailLost: 0,
+        lastReceivedAtMs: 1_001_250,
         packetsPerBatch: { mean: 30 },
         jsCallsPerDatagram: 1 / 30,
         cpuUsPerDatagram: 2,
@@ -61,6 +64,7 @@ test('a row from both ends: dropped = sent − received, split by where', () => 
   assert.equal(r.droppedPct, 10);
   assert.equal(r.receivedPerSecond, 450);
   assert.equal(Number(r.kernelDrops) + Number(r.userspaceDrops) + Number(r.truncated), r.dropped);
+  assert.equal(r.driftSeconds, 1.25, "seed 004's drift of the last message");
 });
 
 test('bench udp: a ladder of points, or one point per path with --find-max', () => {

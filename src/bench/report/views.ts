@@ -220,6 +220,7 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       n('userspace', ['userspaceDrops']),
       n('truncated', ['truncated']),
       n('tail lost', ['tailLost']),
+      n('drift s', ['driftSeconds'], (v) => v.toFixed(3)),
       n('sent/s', ['sentPerSecond']),
       n('pkts/batch', ['packetsPerBatch']),
       n('JS calls/dgram', ['jsCallsPerDatagram']),
