@@ -35,8 +35,6 @@ export type {
 } from './bench/scenario.js';
 export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
-export { formatTable, type TableColumn } from './bench/table.js';
-
 export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
 export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
 export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
@@ -48,7 +46,14 @@ export type { LabMeasurement } from './lab/measure.js';
 export type { HostName, LabInfo } from './lab/registry.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
-export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
+export {
+  type InspectOptions,
+  type InspectSample,
+  inspectSockets,
+  SOCKET_STATES,
+  watchSockets,
+} from './observe/inspect.js';
+export { formatInspectSample, inspectDocument } from './observe/inspect-format.js';
 export { type MetricsRegistry, registerMetrics } from './observe/metrics.js';
 export {
   type SocketStats,
@@ -82,6 +87,7 @@ export {
   type UdpRcvbufReport,
 } from './policy/buffers.js';
 export { ResolveError, resolveHost } from './policy/resolve.js';
+export { formatTable, type TableColumn } from './policy/table.js';
 export {
   EnvironmentError,
   formatBitRate,

@@ -1,10 +1,11 @@
 // Output of a bench run: the table for people and the JSON document. Pure: they return text.
+
+import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import type { ResultsDocument } from './report/results.js';
 import type { PointResult } from './runner.js';
 import type { Column } from './scenario.js';
 import { cvOf } from './stats.js';
-import { formatTable } from './table.js';
 
 function plain(v: number): string {
   if (Number.isInteger(v)) return String(v);

@@ -1,7 +1,7 @@
 // `sockbuf doctor`: checks the host's buffer sysctls and drop counters against a bandwidth, an RTT and
 // a UDP receive-buffer target. Parses options, calls diagnose(), prints. Never writes a sysctl.
 import type { Command } from 'commander';
-import { diagnose, parseBitRate, parseDuration, parseSize, UsageError } from '../index.js';
+import { diagnose, UsageError } from '../index.js';
 
 export function register(program: Command): void {
   program
@@ -20,11 +20,11 @@ export function register(program: Command): void {
     .action(async (o: Record<string, string | boolean | undefined>) => {
       if (o.json && o.sysctlConf) throw new UsageError('--json and --sysctl-conf: choose one');
       const d = await diagnose({
-        bandwidth: parseBitRate(String(o.bandwidth), '--bandwidth'),
-        rtt: parseDuration(String(o.rtt), '--rtt') * 1000,
-        udpRcvbuf: parseSize(String(o.udpRcvbuf), '--udp-rcvbuf'),
+        bandwidth: String(o.bandwidth),
+        rtt: String(o.rtt),
+        udpRcvbuf: String(o.udpRcvbuf),
         procRoot: typeof o.procRoot === 'string' ? o.procRoot : undefined,
-        sample: typeof o.sample === 'string' ? parseDuration(o.sample, '--sample') * 1000 : undefined,
+        sample: typeof o.sample === 'string' ? o.sample : undefined,
       });
       for (const w of d.warnings) process.stderr.write(`sockbuf doctor: ${w}\n`);
       if (o.sysctlConf) process.stdout.write(d.sysctlConf());

@@ -3,8 +3,8 @@
 // prints (d.text()), the sockbuf.v1 document of `--json` (d.document()) and an /etc/sysctl.d file
 // (d.sysctlConf()). Never writes a sysctl.
 import { SCHEMA } from '../bench/report/results.js';
-import { formatTable } from '../bench/table.js';
 import { hostInfo } from '../observe/proc.js';
+import { formatTable } from '../policy/table.js';
 import {
   durationMs,
   formatBitRate,

@@ -1,7 +1,8 @@
 // `sockbuf inspect` as a library: dump every TCP and UDP socket of the host (IPv4 and IPv6) through
 // NETLINK_SOCK_DIAG, as ss does, add the owning processes, and judge them (analyze.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG } from '../sys/constants.js';
+import { EnvironmentError, UsageError } from '../policy/units.js';
+import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG, TCP_STATES } from '../sys/constants.js';
 import { SysError } from '../sys/errors.js';
 import { netlinkDump } from '../sys/netlink.js';
 import {
@@ -73,6 +74,23 @@ export function readHostLimits(): HostLimits {
 
 export interface InspectOptions extends DumpOptions, SocketFilter {}
 
+/** The states `state` may name: ss's TCP state names, and `unconnected` for UDP. */
+export const SOCKET_STATES: readonly string[] = [...TCP_STATES.slice(1), 'unconnected'];
+
+function checkOptions(opts: InspectOptions): void {
+  if (opts.state !== undefined && !SOCKET_STATES.includes(opts.state))
+    throw new UsageError(
+      `invalid value for state: '${opts.state}' (expected one of ${SOCKET_STATES.join(', ')})`,
+    );
+}
+
+/** A dump the kernel refused is the environment's doing (no sock_diag, no permission): exit 3. */
+function refused(err: unknown): unknown {
+  return err instanceof SysError && err.syscall !== 'recv'
+    ? new EnvironmentError(`inspect: the kernel refused the sock_diag dump: ${err.message}`, { cause: err })
+    : err;
+}
+
 export interface InspectSample {
   /** Wall-clock time of the sample (ISO 8601). */
   time: string;
@@ -83,7 +101,13 @@ export interface InspectSample {
 
 /** One look at the host's sockets (ratios since each connection began, like ss). */
 export function inspectSockets(opts: InspectOptions = {}): InspectSample {
-  const snap = takeSnapshot(opts);
+  checkOptions(opts);
+  let snap: Snapshot;
+  try {
+    snap = takeSnapshot(opts);
+  } catch (err) {
+    throw refused(err);
+  }
   return { time: new Date().toISOString(), sockets: filterRows(analyze(snap, readHostLimits()), opts) };
 }
 
@@ -98,15 +122,23 @@ export async function* watchSockets(
   count?: number,
   signal?: AbortSignal,
 ): AsyncGenerator<InspectSample> {
+  checkOptions(opts);
   const host = readHostLimits();
-  let prev = takeSnapshot(opts);
+  const snapshot = () => {
+    try {
+      return takeSnapshot(opts);
+    } catch (err) {
+      throw refused(err);
+    }
+  };
+  let prev = snapshot();
   for (let i = 0; count === undefined || i < count; i++) {
     try {
       await sleep(intervalSeconds * 1000, undefined, { signal });
     } catch {
       return;
     }
-    const cur = takeSnapshot(opts);
+    const cur = snapshot();
     yield {
       time: new Date().toISOString(),
       intervalSeconds: Math.round(cur.atMs - prev.atMs) / 1000,

@@ -1,7 +1,7 @@
 // Result tables: which columns of a scenario's rows people see, in which order, with which unit.
 // Shared by the HTML page and the text tables on stdout. Pure.
+import { formatTable } from '../../policy/table.js';
 import { cvOf } from '../stats.js';
-import { formatTable } from '../table.js';
 import {
   firstNum,
   isFindMax,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatTable } from '../../src/bench/table.js';
+import { formatTable } from '../../src/policy/table.js';
 
 test('formatTable pads columns, left-aligns text and right-aligns numbers', () => {
   const t = formatTable(
