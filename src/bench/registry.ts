@@ -1,14 +1,15 @@
 // Finds scenarios: the built-in ones are the files of src/bench/scenarios/ (each default-exports a
 // Scenario and is named after it), and any path to such a module works too (`./my-bench.js`).
 import { readdirSync } from 'node:fs';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError } from '../policy/units.js';
+import { MODULE_EXT } from '../sys/package.js';
 import type { Scenario } from './scenario.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const DIR = join(dirname(HERE), 'scenarios');
-const EXT = extname(HERE); // .js when built, .ts under tsx
+const EXT = MODULE_EXT; // .js when built, .ts under tsx
 
 /** The names of the built-in scenarios (file names without extension), sorted. */
 export function scenarioNames(): string[] {

@@ -29,11 +29,17 @@ async function gone(pid: number, ms = 5000): Promise<boolean> {
   return false;
 }
 
-test('the package layout is decided once: sources here, the CLI entry and package.json found', () => {
+test('the package layout is decided once: sources here, the CLI entry, modules, scenarios and package.json found', async () => {
   assert.equal(FROM_SOURCE, true);
   assert.ok(existsSync(sockbufEntry()), sockbufEntry());
   assert.ok(sockbufEntry().endsWith('/src/cli/main.ts'));
   assert.ok(existsSync(moduleFile(new URL('../../src/lab/probe', import.meta.url))));
+  const { scenarioNames, loadScenario } = await import('../../src/bench/registry.js');
+  assert.ok(scenarioNames().includes('ping'));
+  const idle = await loadScenario('idle');
+  const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
+  const end = (ends.receiver as { module: string }).module;
+  assert.ok(end.endsWith('/src/ends/bench-tcp.ts') && existsSync(end), end);
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(VERSION, pkg.version);
 });
@@ -45,12 +51,15 @@ test('sockbuf itself runs as a child (through tsx from the sources) and prints i
 });
 
 const DIST = new URL('../../dist/sys/process.js', import.meta.url);
-test('from dist/: the same paths resolve to the built .js, and the built CLI runs', {
+test('from dist/: the same paths resolve to the built .js (CLI entry, lab probe, scenario folder, end modules), and the built CLI runs', {
   skip: existsSync(DIST) ? false : 'dist/ not built (npm run build)',
 }, async () => {
   const code = `const p = await import(${JSON.stringify(DIST.href)}); const k = await import(${JSON.stringify(new URL('../../dist/sys/package.js', import.meta.url).href)});
     const r = await p.run(p.sockbufCommand(['--version']));
-    console.log(JSON.stringify({ entry: k.sockbufEntry(), probe: k.moduleFile(new URL('../lab/probe', ${JSON.stringify(DIST.href)})), version: k.VERSION, fromSource: k.FROM_SOURCE, out: r.stdout, args: p.sockbufCommand([]).args }));`;
+    const reg = await import(${JSON.stringify(new URL('../../dist/bench/registry.js', import.meta.url).href)});
+    const idle = await reg.loadScenario('idle');
+    const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
+    console.log(JSON.stringify({ entry: k.sockbufEntry(), probe: k.moduleFile(new URL('../lab/probe', ${JSON.stringify(DIST.href)})), version: k.VERSION, fromSource: k.FROM_SOURCE, out: r.stdout, args: p.sockbufCommand([]).args, scenarios: reg.scenarioNames(), end: ends.receiver.module }));`;
   const r = await run(nodeCommand('--input-type=module', ['-e', code]));
   assert.equal(r.code, 0, r.stderr);
   const got = JSON.parse(r.stdout);
@@ -60,6 +69,8 @@ test('from dist/: the same paths resolve to the built .js, and the built CLI run
   assert.equal(got.out.trim(), VERSION);
   assert.equal(got.version, VERSION);
   assert.ok(!got.args.includes('--import'), 'dist runs without tsx');
+  for (const name of ['drain', 'idle', 'ping', 'tcp', 'udp']) assert.ok(got.scenarios.includes(name), name);
+  assert.ok(got.end.endsWith('/dist/ends/bench-tcp.js') && existsSync(got.end), got.end);
 });
 
 test('stdout is read as lines (also split across writes, CRLF, no final newline); a line too long is skipped', async () => {

@@ -1,15 +1,13 @@
 // `sockbuf bench idle`: what an idle TCP connection costs the receiving process per reader: read-buffer
 // bytes, RSS and heap per connection, after a burst on each connection (so adaptive readers grew first).
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { formatSize, parseCount, parseList, parseSize } from '../../policy/units.js';
+import { moduleFile } from '../../sys/package.js';
 import { parseReader } from '../../tcp/reader.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
 import { readerLabel } from './drain.js';
 
-const HERE = fileURLToPath(import.meta.url);
-const END = join(dirname(HERE), '..', '..', 'ends', `bench-tcp${extname(HERE)}`);
+const END = moduleFile(new URL('../../ends/bench-tcp', import.meta.url));
 
 interface Params {
   conns: number;

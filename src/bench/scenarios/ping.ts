@@ -1,14 +1,12 @@
 // `sockbuf bench ping`: framed request/response over one TCP connection (seed 001's remoting ping):
 // round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCount, parseList, parsePositiveDuration, parseSize } from '../../policy/units.js';
+import { moduleFile } from '../../sys/package.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
 import { hwmArgs, parseHwm, parsePolicy, withHwms } from './tcp.js';
 
-const HERE = fileURLToPath(import.meta.url);
-const END = join(dirname(HERE), '..', '..', 'ends', `bench-tcp${extname(HERE)}`);
+const END = moduleFile(new URL('../../ends/bench-tcp', import.meta.url));
 
 interface Params {
   policies: { label: string; rcvbuf?: number; sndbuf?: number }[];
