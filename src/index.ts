@@ -64,7 +64,7 @@ export {
   statsDelta,
 } from './observe/stats.js';
 export type { TcpSourceStats, TrackedSource, UdpSourceStats } from './observe/tracked.js';
-export { type HostPort, parseListen, parseTo } from './policy/address.js';
+export { formatHostPort, type HostPort, parseListen, parseTo } from './policy/address.js';
 export {
   applyTcpBuffers,
   applyUdpRcvbuf,
@@ -104,10 +104,12 @@ export {
   UsageError,
 } from './policy/units.js';
 export { ServeClient, ServeRefused } from './serve/client.js';
-export { ProtocolError } from './serve/protocol.js';
+export { DEFAULT_SERVE_PORT, ProtocolError } from './serve/protocol.js';
+export { parseServer, type RemoteEndOptions, runRemoteEnd } from './serve/remote-end.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
+export { VERSION } from './sys/package.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
   type ConnectOptions,

@@ -1,8 +1,6 @@
-// `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (src/observe/exporter.ts).
+// `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (startExporter).
 import type { Command } from 'commander';
-import { startExporter } from '../observe/exporter.js';
-import { parseListen } from '../policy/address.js';
-import { parseCount } from '../policy/units.js';
+import { parseCount, parseListen, startExporter } from '../index.js';
 
 export function register(program: Command): void {
   program

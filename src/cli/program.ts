@@ -1,8 +1,7 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../bench/document.js';
-import { ResolveError } from '../policy/resolve.js';
+import { ResolveError, VERSION } from '../index.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
 import { register as registerDoctor } from './doctor.js';

@@ -1,9 +1,16 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
-import { formatHostPort, parseListen } from '../policy/address.js';
-import { EnvironmentError, parseCount, parseDuration, parseSize, UsageError } from '../policy/units.js';
-import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
-import { startServer } from '../serve/server.js';
+import {
+  DEFAULT_SERVE_PORT,
+  EnvironmentError,
+  formatHostPort,
+  parseCount,
+  parseDuration,
+  parseListen,
+  parseSize,
+  startServer,
+  UsageError,
+} from '../index.js';
 
 export function register(program: Command): void {
   program
