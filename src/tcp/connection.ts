@@ -117,6 +117,7 @@ export class TcpConnection {
 }
 
 export interface ConnectOptions extends TcpBufferOptions {
+  /** An address or a host name (resolved at connect with dns.lookup; each address tried in turn). */
   host: string;
   port: number;
   /** How bytes are read: 'adaptive' (default), { adaptive: { min, max } }, { fixed: size } or 'data'. */
@@ -169,7 +170,7 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
 }
 
 export interface ListenOptions extends TcpBufferOptions {
-  /** Default 127.0.0.1. */
+  /** An address or a host name (its first address is bound; `server.host` says which). Default 127.0.0.1. */
   host?: string;
   /** 0 picks a free port (read it from `server.port`). */
   port: number;
