@@ -18,7 +18,9 @@ import {
   runBench,
   type Scenario,
   scenarioOptions,
+  UsageError,
 } from '../index.js';
+import { outputFileProblem } from './lines.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 
@@ -85,6 +87,10 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
   const common = new Set(cmd.options.map((o) => o.attributeName()));
   addOptions(cmd, scenarioOptions(scenario));
   cmd.action(async (opts: Record<string, unknown>) => {
+    for (const o of ['out', 'html'] as const) {
+      const problem = opts[o] === undefined ? undefined : outputFileProblem(String(opts[o]), `--${o}`);
+      if (problem) throw new UsageError(problem);
+    }
     const progress = progressReporter();
     let outcome: BenchOutcome;
     try {

@@ -12,7 +12,9 @@ import {
   runSuite,
   SUITE,
   suiteExitCode,
+  UsageError,
 } from '../index.js';
+import { outputFileProblem } from './lines.js';
 import { progressReporter } from './progress.js';
 
 export function suiteCommand(): Command {
@@ -45,7 +47,10 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
       out: string;
       html: string;
     }) => {
-      const only = opts.only ? parseList(opts.only, '--only', (v) => v) : undefined;
+      // '' is not "everything": it names no entry
+      const only = opts.only !== undefined ? parseList(opts.only, '--only', (v) => v) : undefined;
+      const problem = outputFileProblem(opts.out, '--out') ?? outputFileProblem(opts.html, '--html');
+      if (problem) throw new UsageError(problem);
       const repeat = opts.repeat === undefined ? undefined : parseCount(opts.repeat, '--repeat', 1, 1000);
       const progress = progressReporter();
       const say = (line: string) => {

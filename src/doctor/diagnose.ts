@@ -56,6 +56,8 @@ export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'ud
   if (!(t.bitsPerSecond > 0))
     throw new UsageError(`invalid value for bandwidth: '${bandwidth}' (expected more than 0)`);
   if (!(t.rttSeconds > 0)) throw new UsageError(`invalid value for rtt: '${o.rtt}' (expected more than 0)`);
+  if (!(t.udpRcvbufBytes >= 1 && t.udpRcvbufBytes <= 0x7fffffff))
+    throw new UsageError(`invalid value for udpRcvbuf: '${o.udpRcvbuf}' (expected 1 B to 2 GiB)`);
   return t;
 }
 

@@ -172,8 +172,17 @@ export async function holdLab(
   return new Promise<never>(() => {}); // the delay line's threads keep the process up; signals end it
 }
 
+/** A lab's id as `lab status` shows it (the number in its namespaces' names); anything else: UsageError. */
+function checkLabId(id: string | undefined): void {
+  if (id !== undefined && !/^\d{1,10}$/.test(id))
+    throw new UsageError(
+      `invalid value for id: '${id}' (expected a lab id as lab status shows it, e.g. 4242)`,
+    );
+}
+
 /** `sockbuf lab exec HOST -- ARGV`: runs ARGV in a host of the lab that is up; its exit status. */
 export async function execInLab(host: HostName, argv: string[], o: { id?: string } = {}): Promise<number> {
+  checkLabId(o.id);
   assertRoot();
   cleanStale();
   const live = heldLabs();
@@ -187,9 +196,11 @@ export async function execInLab(host: HostName, argv: string[], o: { id?: string
 
 /**
  * `sockbuf lab down`: removes what dead processes left behind, then (unless `stale`) the labs made by
- * lab up (SIGTERM to each holder, waiting up to 5 s until its lab is gone). The ids removed.
+ * lab up (SIGTERM to each holder, waiting up to 5 s until its lab is gone). The ids removed; an `id`
+ * that is not a lab id is a UsageError, one that names no lab an EnvironmentError.
  */
 export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promise<string[]> {
+  checkLabId(o.id);
   assertRoot();
   const removed = cleanStale();
   if (o.stale) return removed;
@@ -200,5 +211,7 @@ export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promis
   while (Date.now() < until && listLabs().some((l) => holders.some((h) => h.pid === l.pid))) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  return [...removed, ...holders.map((h) => h.id)];
+  const ids = [...removed, ...holders.map((h) => h.id)];
+  if (o.id && !ids.includes(o.id)) throw new EnvironmentError(`no lab with id ${o.id}`);
+  return ids;
 }

@@ -54,10 +54,16 @@ export function parseCongestion(value: string, option = 'congestion'): string {
 /** The `--lab rtt=2ms,bandwidth=5gbit` shorthand of bench. */
 export function parseLabShorthand(value: string, option = 'lab'): LabOptions {
   const input: Record<string, string> = {};
-  for (const part of value
+  const parts = value
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean)) {
+    .filter(Boolean);
+  // nothing said is not "the defaults": a lab is brought up only when asked for by what it should be
+  if (parts.length === 0)
+    throw new UsageError(
+      `invalid value for ${option}: '${value}' (expected key=value pairs such as rtt=2ms,bandwidth=5gbit)`,
+    );
+  for (const part of parts) {
     const m = /^(rtt|bandwidth|loss|mtu|threads|congestion)=(.+)$/.exec(part);
     if (!m) {
       throw new UsageError(

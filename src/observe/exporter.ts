@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
+import { assertLinux } from '../sys/errors.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
@@ -189,8 +190,10 @@ export interface Exporter {
   close(): Promise<void>;
 }
 
-/** Serves /metrics on host:port (127.0.0.1:9477 by default). Port in use: EnvironmentError (exit 3). */
+/** Serves /metrics on host:port (127.0.0.1:9477 by default). Port in use: EnvironmentError; off Linux: LinuxOnlyError (both exit 3). */
 export async function startExporter(opts: ExporterOptions = {}): Promise<Exporter> {
+  // every series comes from /proc and sock_diag: elsewhere it would serve only errors (exit 3)
+  assertLinux('sockbuf exporter');
   const registry = new Registry();
   if (opts.hostCounters !== false) registerHostMetrics(registry);
   registerSocketMetrics(registry, opts);

@@ -73,6 +73,14 @@ export function parseSize(value: string | number, option = 'size'): number {
   return Math.round(n);
 }
 
+/** parseSize within [min, max] (what the running code can take); `why` says where the bounds come from. */
+export function parseSizeIn(value: string, option: string, min: number, max: number, why = ''): number {
+  const n = parseSize(value, option);
+  if (n < min || n > max)
+    fail(option, value, `${formatSize(min)} to ${formatSize(max)}${why ? `: ${why}` : ''}`);
+  return n;
+}
+
 const BIT_UNITS: Record<string, number> = {
   bit: 1,
   kbit: 1e3,

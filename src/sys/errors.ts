@@ -18,8 +18,15 @@ export class SysError extends Error {
 /** Raised by every call into the kernel on a platform other than Linux. */
 export class LinuxOnlyError extends Error {
   readonly code = 'ELINUXONLY';
-  constructor(what: string) {
-    super(`${what}: sockbuf's kernel calls are Linux only (this is ${process.platform})`);
+  /** The CLI's exit status: the environment, not the input, is what is wrong (3). */
+  readonly exitCode = 3;
+  constructor(what: string, platform: string = process.platform) {
+    super(`${what}: sockbuf's kernel calls are Linux only (this is ${platform})`);
     this.name = 'LinuxOnlyError';
   }
+}
+
+/** Throws LinuxOnlyError on any platform but Linux (`platform` is for tests). */
+export function assertLinux(what: string, platform: string = process.platform): void {
+  if (platform !== 'linux') throw new LinuxOnlyError(what, platform);
 }

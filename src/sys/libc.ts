@@ -2,7 +2,7 @@
 // that load koffi. Everything binds lazily, so importing sockbuf works on any platform and a call
 // on a platform other than Linux throws LinuxOnlyError.
 import { createRequire } from 'node:module';
-import { LinuxOnlyError, SysError } from './errors.js';
+import { assertLinux, SysError } from './errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi functions take and return anything
 type Fn = ((...args: any[]) => any) & { async: (...args: any[]) => void };
@@ -54,7 +54,7 @@ const PROTOTYPES: Record<string, string> = {
 /** koffi itself, for the struct helpers of src/sys. Throws LinuxOnlyError elsewhere. */
 // biome-ignore lint/suspicious/noExplicitAny: koffi's module object
 export function koffi(): any {
-  if (process.platform !== 'linux') throw new LinuxOnlyError('koffi');
+  assertLinux('koffi');
   koffiMod ??= require('koffi');
   return koffiMod;
 }
@@ -63,7 +63,7 @@ export function koffi(): any {
 export function fn(name: keyof typeof PROTOTYPES): Fn {
   let f = fns.get(name);
   if (f) return f;
-  if (process.platform !== 'linux') throw new LinuxOnlyError(name);
+  assertLinux(name);
   const k = koffi();
   const lib = k.load('libc.so.6');
   const proto = PROTOTYPES[name];

@@ -1,7 +1,7 @@
 // `sockbuf bench drain`: how fast one TCP stream drains through each reader (seed 002's table). The
 // sender is `blast tcp` with large frames; the receiver `sink tcp --reader R`. Compare readers with
 // --expect 'adaptive/data >= 1.3' (the ratio is printed) and find the knee of the read size here.
-import { parseList, parseSize } from '../../policy/units.js';
+import { parseList, parseSizeIn } from '../../policy/units.js';
 import { formatReader, parseReader } from '../../tcp/reader.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
@@ -31,7 +31,7 @@ const scenario: Scenario<Params> = {
     },
   ],
   params: (o) => {
-    const bytes = parseSize(String(o.bytes), '--bytes');
+    const bytes = parseSizeIn(String(o.bytes), '--bytes', 1, Number.MAX_SAFE_INTEGER);
     const readers = parseList(String(o.readers), '--readers', (v, opt) => {
       parseReader(v, opt);
       return v;

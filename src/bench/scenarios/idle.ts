@@ -1,6 +1,6 @@
 // `sockbuf bench idle`: what an idle TCP connection costs the receiving process per reader: read-buffer
 // bytes, RSS and heap per connection, after a burst on each connection (so adaptive readers grew first).
-import { formatSize, parseCount, parseList, parseSize } from '../../policy/units.js';
+import { formatSize, parseCount, parseList, parseSizeIn } from '../../policy/units.js';
 import { moduleFile } from '../../sys/package.js';
 import { parseReader } from '../../tcp/reader.js';
 import { lastEvent, numberField } from '../ends.js';
@@ -31,7 +31,7 @@ const scenario: Scenario<Params> = {
   ],
   params: (o) => ({
     conns: parseCount(String(o.conns), '--conns', 1, 15000),
-    burst: parseSize(String(o.burst), '--burst'),
+    burst: parseSizeIn(String(o.burst), '--burst', 1, 1 << 30),
     readers: parseList(String(o.readers), '--readers', (v, opt) => {
       parseReader(v, opt);
       return v;

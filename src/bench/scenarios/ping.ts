@@ -1,7 +1,8 @@
 // `sockbuf bench ping`: framed request/response over one TCP connection (seed 001's remoting ping):
 // round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
-import { parseCount, parseList, parsePositiveDuration, parseSize } from '../../policy/units.js';
+import { parseCount, parseList, parsePositiveDuration, parseSizeIn } from '../../policy/units.js';
 import { moduleFile } from '../../sys/package.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
 import { hwmArgs, parseHwm, parsePolicy, withHwms } from './tcp.js';
@@ -45,7 +46,10 @@ const scenario: Scenario<Params> = {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
-      sizes: parseList(String(o.sizes), '--sizes', parseSize),
+      // the echo end decodes frames of at most 16 MiB
+      sizes: parseList(String(o.sizes), '--sizes', (v, opt) =>
+        parseSizeIn(v, opt, 1, DEFAULT_MAX_FRAME_BYTES, 'the largest frame the echo end takes'),
+      ),
       inflight: parseList(String(o.inflight), '--inflight', (v, opt) => parseCount(v, opt, 1, 4096)),
       seconds,
       ...(o.writeHwms === undefined

@@ -2,7 +2,9 @@
 // messages/s, the sender's rwnd-limited and sndbuf-limited % mid-run, cwnd and window scales. The
 // receiver pins rcvbuf (osiris replica), the sender pins sndbuf (replica reader). Δ vs auto: --expect
 // 'rcvbuf:229376/auto >= 0.9' prints the ratio per size. Across an RTT: --placement lab.
-import { parseList, parsePositiveDuration, parseSize, UsageError } from '../../policy/units.js';
+import { FRAME_INDEX_BYTES } from '../../ends/hello.js';
+import { parseList, parsePositiveDuration, parseSize, parseSizeIn, UsageError } from '../../policy/units.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { EndOutput, Scenario } from '../scenario.js';
 
@@ -30,9 +32,17 @@ export function parsePolicy(v: string, option = '--policies'): Policy {
     throw new UsageError(
       `invalid value for ${option}: '${v}' (expected auto, rcvbuf=SIZE, sndbuf=SIZE or both=SIZE)`,
     );
+  // what the ends take (1 B to 2 GiB), refused here before any end starts
   const n = parseSize(m[2], option);
+  if (n < 1 || n > 0x7fffffff)
+    throw new UsageError(`invalid value for ${option}: '${v}' (expected ${m[1]}=SIZE from 1 B to 2 GiB)`);
   if (m[1] === 'both') return { label: `both:${n}`, rcvbuf: n, sndbuf: n };
   return { label: `${m[1]}:${n}`, [m[1]]: n };
+}
+
+/** A message size blast carries: a frame holds its index and offset, and at most 16 MiB. */
+export function parseFrameSize(v: string, option = '--sizes'): number {
+  return parseSizeIn(v, option, FRAME_INDEX_BYTES, DEFAULT_MAX_FRAME_BYTES, 'a frame carries its index');
 }
 
 /**
@@ -93,7 +103,7 @@ const scenario: Scenario<Params> = {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
     return {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
-      sizes: parseList(String(o.sizes), '--sizes', parseSize),
+      sizes: parseList(String(o.sizes), '--sizes', parseFrameSize),
       seconds,
       ...(o.writeHwms === undefined
         ? {}

@@ -6,7 +6,15 @@
 // geometrically between a quarter of what the receiver took at full speed (at least 1000/s) and the
 // rate the sender reached, --steps times; the answer is the rate the sender achieved in the fastest
 // run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
-import { parseCount, parseDuration, parseList, parsePercent, parseSize } from '../../policy/units.js';
+import {
+  parseCount,
+  parseDuration,
+  parseList,
+  parsePercent,
+  parseSize,
+  parseSizeIn,
+} from '../../policy/units.js';
+import { HEADER_BYTES } from '../../udp/datagram.js';
 import { parseSendRate } from '../../udp/sender.js';
 import type { Row, Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
@@ -57,7 +65,8 @@ const scenario: Scenario<Params> = {
   ],
   params: (o) => {
     const size = String(o.size);
-    const bytes = parseSize(size, '--size');
+    // a datagram carries a 24-byte header (magic, sequence, timestamps); 65 507 B is UDP's most over IPv4
+    const bytes = parseSizeIn(size, '--size', HEADER_BYTES, 65507, 'a datagram carries a 24-byte header');
     const rates = parseList(String(o.rates), '--rates', (v, opt) => {
       parseSendRate(v, bytes, opt);
       return v;

@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertLinux, LinuxOnlyError } from '../../src/sys/errors.js';
+
+test('off Linux: LinuxOnlyError names the platform and carries exit status 3 (the environment)', () => {
+  assert.throws(
+    () => assertLinux('sockbuf exporter', 'darwin'),
+    (err: unknown) =>
+      err instanceof LinuxOnlyError &&
+      err.exitCode === 3 &&
+      err.code === 'ELINUXONLY' &&
+      /sockbuf exporter: sockbuf's kernel calls are Linux only \(this is darwin\)/.test(err.message),
+  );
+  assert.throws(() => assertLinux('x', 'win32'), LinuxOnlyError);
+  assert.doesNotThrow(() => assertLinux('x', 'linux'));
+});
