@@ -42,7 +42,7 @@ export interface TrackedUdp {
 
 export interface TrackedTcp {
   readonly kind: 'tcp';
-  /** The `name` label: a listener's address, 'client', or a name the application chose. */
+  /** The `name` label: a listener's address, 'client HOST:PORT' (where a connect() went), or a name the application chose. */
   readonly name: string;
   stats(): TcpSourceStats;
 }

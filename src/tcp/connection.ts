@@ -39,7 +39,10 @@ export class TcpConnection {
     readonly socket: net.Socket,
     readonly reader: Reader,
     readonly buffers: TcpBufferReport,
-    /** The `name` label registerMetrics gives this connection: its listener's address, or 'client'. */
+    /**
+     * The `name` label registerMetrics gives this connection: its listener's address (an accepted
+     * one), or 'client HOST:PORT' with the address it connects to (one made by connect()).
+     */
     name = 'client',
   ) {
     socket.on('error', (err) => {
@@ -164,7 +167,8 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
     throw e;
   });
   reader.attach(socket);
-  const conn = new TcpConnection(socket, reader, buffers);
+  // labelled by where it connects (as written: a name stays a name), never by its ephemeral port
+  const conn = new TcpConnection(socket, reader, buffers, `client ${formatHostPort(opts)}`);
   if (opts.onData) conn.onData = opts.onData;
   return conn;
 }
