@@ -41,9 +41,10 @@ export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js
 export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
+export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
-export type { LabMeasurement } from './lab/measure.js';
-export type { HostName, LabInfo } from './lab/registry.js';
+export { describeLab, type LabMeasurement } from './lab/measure.js';
+export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export {

@@ -2,7 +2,6 @@
 // bring a lab up, run commands in it and take it down by hand (up, exec, down, status).
 import type { Command } from 'commander';
 import { downLabs, execInLab, holdLab, runUnderLab, upLab } from '../lab/hold.js';
-import { assertRoot } from '../lab/lab.js';
 import { describeLab, type LabMeasurement } from '../lab/measure.js';
 import { type LabInfo, listLabs } from '../lab/registry.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
@@ -50,9 +49,7 @@ function summary(info: LabInfo, m?: LabMeasurement): object {
 async function runUnder(cmdArgv: string[], flags: LabFlags): Promise<number> {
   if (!cmdArgv.length)
     throw new UsageError('sockbuf lab: give a command after --, e.g. sockbuf lab --rtt 2ms -- bench tcp');
-  const opts = parseLabSpec(flags);
-  assertRoot();
-  return runUnderLab(cmdArgv, opts, {
+  return runUnderLab(cmdArgv, parseLabSpec(flags), {
     measure: flags.measure !== false,
     onUp: (up) => process.stderr.write(`${describeLab(up.info, up.measured)}\n`),
   });
