@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MAX_EVENT_LINE, parseEventLine } from '../../../src/bench/ends.js';
 import { parseResults } from '../../../src/bench/report/results.js';
+import { FAR_END_ENV, parseFarEnd } from '../../../src/ends/far-end.js';
 import { parseHello } from '../../../src/ends/hello.js';
 import { LAB_ENV, labFromEnv } from '../../../src/lab/registry.js';
 import {
@@ -228,6 +229,30 @@ export const jsonTargets: Target[] = [
     check: (_t, out) => writable(out),
     maxAllocBytes: () => 16 << 20,
     testCount: 100,
+  } as Target<string> as Target,
+  {
+    // what serve hands its far end (the secret and the caps), read by sink tcp and sink udp
+    name: 'json.parseFarEnd',
+    generate: (rng: Rng) =>
+      hostileText(rng, {
+        secret: '0123456789abcdef0123456789abcdef',
+        maxBytes: 1 << 30,
+        maxSeconds: 62,
+        maxFrame: 64 << 20,
+        maxStreams: 128,
+        peer: '127.0.0.1',
+      }),
+    run: (text: string) => parseFarEnd(text),
+    allowed: (e) => e instanceof Error && e.message.startsWith(FAR_END_ENV),
+    check: (_t, out) => {
+      const f = out as ReturnType<typeof parseFarEnd>;
+      for (const k of ['maxBytes', 'maxSeconds', 'maxFrame', 'maxStreams'] as const)
+        assert.ok(Number.isFinite(f[k]) && f[k] > 0, k);
+      assert.ok(typeof f.secret === 'string' && f.secret.length >= 16);
+      assert.ok(f.peer === undefined || (typeof f.peer === 'string' && f.peer.length <= 64));
+    },
+    maxAllocBytes: () => 16 << 20,
+    testCount: 300,
   } as Target<string> as Target,
   {
     name: 'json.labFromEnv',

@@ -1,5 +1,6 @@
 // Fuzz targets: the serve control protocol (src/serve/protocol.ts, request.ts).
 import assert from 'node:assert/strict';
+import { parseDuration, parseSize } from '../../../src/policy/units.js';
 import {
   KINDS,
   LineDecoder,
@@ -7,7 +8,7 @@ import {
   ProtocolError,
   parseReply,
 } from '../../../src/serve/protocol.js';
-import { KIND_SPECS, parseRequest } from '../../../src/serve/request.js';
+import { farArgs, KIND_SPECS, parseRequest } from '../../../src/serve/request.js';
 import type { Target } from '../harness.js';
 import { mutateString, type Rng } from '../prng.js';
 import { optionString } from './units.js';
@@ -75,6 +76,23 @@ export const protocolTargets: Target[] = [
       for (const v of Object.values(r.farParams)) {
         assert.ok(['string', 'number', 'boolean'].includes(typeof v));
         assert.ok(!String(v).startsWith('-'), 'a far-end value never looks like an option');
+      }
+      // the far end's command line is built from validated values in the far end's own syntax: every
+      // option but a flag (or --gro) has a value, durations carry a unit, sizes and counts are whole
+      const args = farArgs(r);
+      const spec = KIND_SPECS[r.kind].far;
+      for (let i = 0; i < args.length; i++) {
+        const name = args[i].slice(2);
+        assert.ok(args[i].startsWith('--') && Object.hasOwn(spec, name), args[i]);
+        const next = args[i + 1];
+        if (next === undefined || next.startsWith('--')) {
+          assert.ok(spec[name] === 'flag' || spec[name] === 'gro', `--${name} without its value`);
+          continue;
+        }
+        i++;
+        if (['duration', 'interval', 'short'].includes(spec[name])) assert.ok(parseDuration(next) >= 0);
+        if (['size', 'buffer'].includes(spec[name]) && next !== 'auto') assert.ok(parseSize(next) >= 0);
+        if (['count', 'sockets', 'streams'].includes(spec[name])) assert.match(next, /^\d+$/);
       }
     },
   } as Target<string> as Target,
