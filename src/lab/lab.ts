@@ -23,27 +23,11 @@ import {
   STATE_DIR,
   stateFile,
 } from './registry.js';
-import { HOST_CONGESTION } from './spec.js';
-import { restoreStaleSysctls } from './sysctls.js';
+import { HOST_CONGESTION, type LabOptions } from './spec.js';
 
-export interface LabOptions {
-  rttMs: number;
-  /** Rate cap in bit/s each way; 0 or undefined = none. */
-  bitsPerSecond?: number;
-  /** Loss probability per segment each way, 0…1. */
-  loss?: number;
-  mtu?: number;
-  /** Delay-line threads: 2 = one per direction (default), 1 = one for both. */
-  threads?: 1 | 2;
-  /**
-   * TCP congestion control of both hosts, set on their routes to each other (`ip route … congctl`, so
-   * every TCP connection across the lab uses it, whatever program made it): default 'cubic';
-   * 'host' keeps the kernel's default.
-   */
-  congestion?: string;
-  /** Made by `sockbuf lab up` (a hold process): only such labs are what lab down / lab exec / the lab placement pick. */
-  held?: boolean;
-}
+export type { LabOptions };
+
+import { restoreStaleSysctls } from './sysctls.js';
 
 export const ADDRESSES: Record<HostName, { ipv4: string; ipv6: string }> = {
   client: { ipv4: '10.201.0.1', ipv6: 'fd00:5b::1' },

@@ -1,6 +1,25 @@
-// The lab's options from the command line, checked before anything is set up. Pure.
+// The lab's options (LabOptions) and how they are read from the command line, checked before anything
+// is set up. Pure.
 import { parseBitRate, parseCount, parseDuration, parsePercent, UsageError } from '../policy/units.js';
-import type { LabOptions } from './lab.js';
+
+export interface LabOptions {
+  rttMs: number;
+  /** Rate cap in bit/s each way; 0 or undefined = none. */
+  bitsPerSecond?: number;
+  /** Loss probability per segment each way, 0…1. */
+  loss?: number;
+  mtu?: number;
+  /** Delay-line threads: 2 = one per direction (default), 1 = one for both. */
+  threads?: 1 | 2;
+  /**
+   * TCP congestion control of both hosts, set on their routes to each other (`ip route … congctl`, so
+   * every TCP connection across the lab uses it, whatever program made it): default 'cubic';
+   * 'host' keeps the kernel's default.
+   */
+  congestion?: string;
+  /** Made by `sockbuf lab up` (a hold process): only such labs are what lab down / lab exec / the lab placement pick. */
+  held?: boolean;
+}
 
 export interface LabSpecInput {
   rtt?: string;
