@@ -57,16 +57,18 @@ const rate = (f: Record<string, unknown>) => formatBitRate(n(f, 'bytesPerSecond'
 /** One stream's end as a line: what iperf3 does not print. */
 function streamLine(s: Record<string, unknown>): string {
   const b = s.buffers as { sndbuf?: { requested: unknown }; rcvbuf?: { requested: unknown } } | undefined;
-  const policy = (x?: { requested: unknown }) =>
-    !x || x.requested === 'auto' ? 'auto' : `pinned ${formatSize(Number(x.requested))}`;
+  const policy = (x?: { requested: unknown }, ceilingBits?: unknown) =>
+    !x || x.requested === 'auto'
+      ? 'auto'
+      : `pinned ${formatSize(Number(x.requested))}${typeof ceilingBits === 'number' ? `: ceiling ≈ ${formatBitRate(ceilingBits)} at this RTT` : ''}`;
   return (
     `  [${s.id ?? s.stream}] ` +
     (s.rwndLimitedPct === undefined
       ? ''
       : `rwnd-limited ${pct(s.rwndLimitedPct)}, sndbuf-limited ${pct(s.sndbufLimitedPct)}, `) +
     `cwnd ${formatSize(n(s, 'cwndBytes'))}, rtt ${(n(s, 'rttUs') / 1000).toFixed(2)} ms, ` +
-    `wscale ${s.sndWscale ?? '-'}/${s.rcvWscale ?? '-'}, sndbuf ${formatSize(n(s, 'sndbufBytes'))} (${policy(b?.sndbuf)}), ` +
-    `rcvbuf ${formatSize(n(s, 'rcvbufBytes'))} (${policy(b?.rcvbuf)})`
+    `wscale ${s.sndWscale ?? '-'}/${s.rcvWscale ?? '-'}, sndbuf ${formatSize(n(s, 'sndbufBytes'))} (${policy(b?.sndbuf, s.sndbufCeilingBitsPerSecond)}), ` +
+    `rcvbuf ${formatSize(n(s, 'rcvbufBytes'))} (${policy(b?.rcvbuf, s.rcvbufCeilingBitsPerSecond)})`
   );
 }
 

@@ -1,5 +1,6 @@
 // What sockbuf's end of an iperf3 test reports beside iperf3's figures: the limited shares over all
 // streams (pure), and one stream's tcp_info, buffers and reader at the end.
+import { ceiling, pinnedWindow } from '../../policy/bdp.js';
 import type { TcpBufferReport } from '../../policy/buffers.js';
 import type { TcpConnection, TcpStats } from '../../tcp/connection.js';
 
@@ -38,10 +39,31 @@ export function limitedShare(streams: Limited[]): { rwndLimitedPct?: number; snd
   };
 }
 
-/** One data connection at the end: tcp_info (the last sample), buffers as set and as now, reader. */
+/**
+ * What a pinned buffer allows one stream at this RTT (ceiling ≈ window / RTT, the window about the size
+ * asked of setsockopt): `sndbufCeilingBitsPerSecond` and `rcvbufCeilingBitsPerSecond`, for each
+ * buffer that was pinned. Pure.
+ */
+export function pinnedCeilings(
+  buffers: TcpBufferReport,
+  rttUs: number | undefined,
+): { sndbufCeilingBitsPerSecond?: number; rcvbufCeilingBitsPerSecond?: number } {
+  if (!rttUs) return {};
+  const c = (b: TcpBufferReport['sndbuf']) =>
+    b.autotuning ? undefined : ceiling(pinnedWindow(b.effective), rttUs / 1e6);
+  const snd = c(buffers.sndbuf);
+  const rcv = c(buffers.rcvbuf);
+  return {
+    ...(snd === undefined ? {} : { sndbufCeilingBitsPerSecond: snd }),
+    ...(rcv === undefined ? {} : { rcvbufCeilingBitsPerSecond: rcv }),
+  };
+}
+
+/** One data connection at the end: tcp_info (the last sample), buffers as set and as now, what a pinned one allows, reader. */
 export function streamSummary(
   conn: TcpConnection,
   buffers: TcpBufferReport = conn.buffers,
 ): TcpStats & { buffers: TcpBufferReport } {
-  return { ...conn.stats(), buffers };
+  const st = conn.stats();
+  return { ...st, buffers, ...pinnedCeilings(buffers, st.minRttUs ?? st.rttUs) };
 }

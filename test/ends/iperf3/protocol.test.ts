@@ -14,7 +14,7 @@ import {
   State,
   streamId,
 } from '../../../src/ends/iperf3/protocol.js';
-import { limitedShare } from '../../../src/ends/iperf3/summary.js';
+import { limitedShare, pinnedCeilings } from '../../../src/ends/iperf3/summary.js';
 
 test('a cookie is 36 characters of [a-z2-7] and a NUL; two are different', () => {
   const a = makeCookie();
@@ -131,4 +131,24 @@ test('limited shares: weighted by busy time over a test, the mean of the streams
     sndbufLimitedPct: 4,
   });
   assert.deepEqual(limitedShare([{}, {}]), {});
+});
+
+test('a pinned buffer gives a ceiling of about the size asked per RTT; autotuned ones none', () => {
+  const pinned = {
+    requested: 131072,
+    effective: 262144,
+    limit: 4194304,
+    clamped: false,
+    autotuning: false,
+  } as const;
+  const auto = { requested: 'auto', autotuning: true } as const;
+  // 128 KiB at 2 ms: 131072 × 8 / 0.002 = 524.288 Mbit/s
+  assert.deepEqual(pinnedCeilings({ sndbuf: pinned, rcvbuf: auto }, 2000), {
+    sndbufCeilingBitsPerSecond: 524288000,
+  });
+  assert.deepEqual(pinnedCeilings({ sndbuf: auto, rcvbuf: pinned }, 2000), {
+    rcvbufCeilingBitsPerSecond: 524288000,
+  });
+  assert.deepEqual(pinnedCeilings({ sndbuf: auto, rcvbuf: auto }, 2000), {});
+  assert.deepEqual(pinnedCeilings({ sndbuf: pinned, rcvbuf: pinned }, undefined), {});
 });
