@@ -37,9 +37,16 @@ export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.j
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
 export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
+export { type FarEndLimits, farEndFromEnv } from './ends/far-end.js';
 export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
 export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
-export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
+export { Sink as TcpSink, type SinkOptions as TcpSinkOptions, startTcpSink } from './ends/tcp-sink.js';
+export {
+  type BlastOptions as TcpBlastOptions,
+  type Emit as EndEmit,
+  runBlast as runTcpBlast,
+} from './ends/tcp-source.js';
+export { runUdpSink, type UdpSinkOptions, type UdpSinkResult, WARM_UP_SECONDS } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
@@ -149,4 +156,10 @@ export {
   type UdpReceiverOptions,
   type UdpReceiverStats,
 } from './udp/receiver.js';
-export { createUdpSender, UdpSender, type UdpSenderOptions, type UdpSendResult } from './udp/sender.js';
+export {
+  createUdpSender,
+  parseSendRate,
+  UdpSender,
+  type UdpSenderOptions,
+  type UdpSendResult,
+} from './udp/sender.js';

@@ -1,9 +1,5 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { FRAME_INDEX_BYTES } from '../ends/hello.js';
-import { runBlast } from '../ends/tcp-source.js';
-import { parseTo } from '../policy/address.js';
-import { resolveSize } from '../policy/buffers.js';
 import {
   formatBitRate,
   formatDuration,
@@ -11,9 +7,11 @@ import {
   parseCount,
   parsePositiveDuration,
   parseSize,
+  parseTo,
+  resolveSize,
+  runTcpBlast,
   UsageError,
-} from '../policy/units.js';
-import { DEFAULT_MAX_FRAME_BYTES } from '../tcp/frame.js';
+} from '../index.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerBlastUdp } from './udp.js';
@@ -50,10 +48,6 @@ export function register(program: Command): Command {
       const seconds =
         o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
       const size = parseSize(String(o.size), '--size');
-      if (size > DEFAULT_MAX_FRAME_BYTES || size < FRAME_INDEX_BYTES)
-        throw new UsageError(
-          `invalid value for --size: '${o.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
-        );
       if (o.raw && o.reverse) throw new UsageError('--raw and --reverse cannot be combined');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
@@ -61,7 +55,7 @@ export function register(program: Command): Command {
       const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
-      const result = await runBlast(
+      const result = await runTcpBlast(
         {
           host: to.host,
           port: to.port,

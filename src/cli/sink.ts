@@ -1,18 +1,19 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { FAR_END_ENV, parseFarEnd } from '../ends/far-end.js';
-import { Sink } from '../ends/tcp-sink.js';
-import { formatHostPort, parseListen } from '../policy/address.js';
-import { resolveSize } from '../policy/buffers.js';
 import {
+  farEndFromEnv,
   formatBitRate,
   formatDuration,
+  formatHostPort,
   formatSize,
+  parseListen,
   parsePositiveDuration,
+  parseReader,
   parseSize,
+  resolveSize,
+  startTcpSink,
   UsageError,
-} from '../policy/units.js';
-import { parseReader } from '../tcp/reader.js';
+} from '../index.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerSinkUdp } from './udp.js';
@@ -47,15 +48,9 @@ export function register(program: Command): Command {
       if (o.echo && o.verify) throw new UsageError('--echo and --verify cannot be combined');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
-      const farEnv = process.env[FAR_END_ENV];
-      let farEnd: ReturnType<typeof parseFarEnd> | undefined;
-      try {
-        farEnd = farEnv ? parseFarEnd(farEnv) : undefined;
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+      const farEnd = farEndFromEnv();
       const out = lineWriter(Boolean(o.json), human);
-      const sink = await Sink.start(
+      const sink = await startTcpSink(
         {
           host: listen.host,
           port: listen.port,

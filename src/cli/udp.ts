@@ -1,20 +1,24 @@
-// `sink udp` and `blast udp`: parse, call src/udp, print. JSON: one object per line with an `event`
+// `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpSender(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
-import { FAR_END_ENV, parseFarEnd } from '../ends/far-end.js';
-import { runUdpSink, WARM_UP_SECONDS } from '../ends/udp-sink.js';
-import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
 import {
+  createUdpSender,
+  farEndFromEnv,
   formatBitRate,
   formatDuration,
+  formatHostPort,
   formatSize,
+  type OffloadOption,
   parseCount,
   parseDuration,
+  parseListen,
+  parseSendRate,
   parseSize,
+  parseTo,
+  runUdpSink,
   UsageError,
-} from '../policy/units.js';
-import type { OffloadOption } from '../udp/offload.js';
-import { createUdpSender, parseSendRate } from '../udp/sender.js';
+  WARM_UP_SECONDS,
+} from '../index.js';
 import { lineWriter } from './lines.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
@@ -85,13 +89,7 @@ export function registerSinkUdp(sink: Command): void {
       const duration = ms(o.duration, '--duration');
       const idle = ms(o.idle, '--idle');
       // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
-      const farEnv = process.env[FAR_END_ENV];
-      let farEnd: ReturnType<typeof parseFarEnd> | undefined;
-      try {
-        farEnd = farEnv ? parseFarEnd(farEnv) : undefined;
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+      const farEnd = farEndFromEnv();
       const r = await runUdpSink(
         {
           listen,

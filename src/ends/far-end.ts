@@ -1,6 +1,7 @@
 // What `serve` hands a far end it starts (sink tcp, sink udp): the test's secret and the caps the far
 // end enforces itself, as JSON in one environment variable (never argv, where `ps` shows it).
 import { parseBoundedJson } from '../policy/json.js';
+import { UsageError } from '../policy/units.js';
 
 /**
  * What `serve` tells a far end through its environment (SOCKBUF_FAR_END, never argv): the test's secret
@@ -51,4 +52,18 @@ export function parseFarEnd(text: string): FarEndLimits {
     maxStreams: v.maxStreams as number,
     ...(typeof v.peer === 'string' && v.peer.length <= 64 ? { peer: v.peer } : {}),
   };
+}
+
+/**
+ * The far end's limits when `sockbuf serve` started this process (FAR_END_ENV set), else undefined.
+ * A value that does not parse is a UsageError: a far end must not start without its caps.
+ */
+export function farEndFromEnv(env: NodeJS.ProcessEnv = process.env): FarEndLimits | undefined {
+  const text = env[FAR_END_ENV];
+  if (!text) return undefined;
+  try {
+    return parseFarEnd(text);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

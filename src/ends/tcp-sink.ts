@@ -374,3 +374,8 @@ export class Sink {
     });
   }
 }
+
+/** Starts a TCP sink (`sockbuf sink tcp`): listening once this resolves; `emit` gets its JSON lines. */
+export function startTcpSink(opts: SinkOptions, emit: Emit): Promise<Sink> {
+  return Sink.start(opts, emit);
+}

@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import type { BufferSize } from '../policy/buffers.js';
+import { UsageError } from '../policy/units.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
-import { FrameDecoder } from '../tcp/frame.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
-import { encodeHello } from './hello.js';
+import { encodeHello, FRAME_INDEX_BYTES } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 
 /** Bytes handed to one socket.write. */
@@ -144,6 +145,10 @@ function streamBytes(s: Stream, reverse: boolean): number {
 
 /** `sockbuf blast tcp`: resolves with the result fields once every stream has ended. */
 export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+  if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
+    throw new UsageError(
+      `invalid value for size: '${opts.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
+    );
   const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
   const test = randomUUID();
   const streams: Stream[] = [];

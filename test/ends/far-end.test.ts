@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FAR_END_ENV, parseFarEnd } from '../../src/ends/far-end.js';
+import { FAR_END_ENV, farEndFromEnv, parseFarEnd } from '../../src/ends/far-end.js';
+import { UsageError } from '../../src/policy/units.js';
 
 const caps = { secret: 'x'.repeat(16), maxBytes: 1e9, maxSeconds: 60, maxFrame: 65536, maxStreams: 8 };
 
@@ -15,4 +16,10 @@ test('a far end refuses to start without JSON, the secret or a cap', () => {
   assert.throws(() => parseFarEnd(JSON.stringify({ ...caps, secret: 'short' })), /lacks the secret or a cap/);
   assert.throws(() => parseFarEnd(JSON.stringify({ ...caps, maxBytes: 0 })), /lacks the secret or a cap/);
   assert.throws(() => parseFarEnd('null'), /lacks the secret or a cap/);
+});
+
+test('farEndFromEnv: none when serve did not start this process; bad limits are a usage error', () => {
+  assert.equal(farEndFromEnv({}), undefined);
+  assert.deepEqual(farEndFromEnv({ [FAR_END_ENV]: JSON.stringify(caps) }), caps);
+  assert.throws(() => farEndFromEnv({ [FAR_END_ENV]: '{}' }), UsageError);
 });
