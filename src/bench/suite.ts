@@ -3,6 +3,7 @@
 // that is not built in (yet), or that needs what this host lacks (root for the lab), is skipped with
 // the reason.
 import { EnvironmentError, UsageError } from '../policy/units.js';
+import { which } from '../sys/process.js';
 import { measure, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
 import { type Placement, resolvePlacement } from './placement.js';
@@ -40,6 +41,7 @@ export function skipReason(
   builtIn: string[] = scenarioNames(),
   root = ROOT,
   yes = false,
+  have: (command: string) => boolean = (c) => which(c) !== undefined,
 ): string | undefined {
   const isPath = e.scenario.includes('/');
   if (!isPath && !builtIn.includes(e.scenario)) {
@@ -48,6 +50,8 @@ export function skipReason(
   if (e.placement === 'lab' && !root) return 'the lab needs root (network namespaces, tun devices)';
   if (e.changesHost && !yes)
     return 'it changes host sysctls (restored afterwards): run with --yes to include it';
+  const missing = e.needs?.find((n) => !have(n.command));
+  if (missing) return `${missing.command} is not installed (Debian: ${missing.package})`;
   return undefined;
 }
 

@@ -4,7 +4,11 @@
 //   batch      sendmmsg sender → batch receiver, recvmmsg only (GRO off)
 //   gso-batch  UDP_SEGMENT sender → batch receiver without GRO (the kernel splits before the socket)
 //   batch+gro  UDP_SEGMENT sender → batch receiver with UDP_GRO
+//   netcat     sendmmsg sender (one flow) → OpenBSD `nc -u -l` writing a byte stream (seed 004's
+//              "netcat instead of receive"; src/ends/nc-udp.ts counts whole datagrams of the size)
 
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../policy/units.js';
 import { lastEvent, numberField } from './ends.js';
 import type { Ends, Row, RunOutput } from './scenario.js';
@@ -14,7 +18,11 @@ export const UDP_PATHS = {
   batch: { receiver: 'batch', gro: false, gso: false },
   'gso-batch': { receiver: 'batch', gro: false, gso: true },
   'batch+gro': { receiver: 'batch', gro: true, gso: true },
+  netcat: { receiver: 'netcat', gro: false, gso: false },
 } as const;
+
+const HERE = fileURLToPath(import.meta.url);
+const NC_END = join(dirname(HERE), '..', 'ends', `nc-udp${extname(HERE)}`);
 
 export type UdpPath = keyof typeof UDP_PATHS;
 
@@ -44,6 +52,16 @@ export interface UdpRunSpec {
 
 export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
   const p = UDP_PATHS[path];
+  if (p.receiver === 'netcat') {
+    // nc takes one sender: one flow, whatever was asked
+    const blast = ['blast', 'udp', '--to', '{host}:{port}', '--rate', s.rate, '--size', s.size];
+    blast.push('--duration', s.duration, '--gso', 'off', '--json');
+    return {
+      receiver: { module: NC_END, args: ['--host', '{host}', '--size', s.size, '--idle', '1s'] },
+      sender: { sockbuf: blast },
+      receiverStop: 'exit',
+    };
+  }
   const sink = ['sink', 'udp', '--listen', '{host}:0', '--receiver', p.receiver, '--idle', '1s', '--json'];
   if (p.receiver === 'batch') sink.push('--gro', p.gro ? 'on' : 'off');
   if (s.sockets) sink.push('--sockets', String(s.sockets));
@@ -54,6 +72,8 @@ export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
   if (s.flows) blast.push('--flows', String(s.flows));
   return { receiver: { sockbuf: sink }, sender: { sockbuf: blast }, receiverStop: 'exit' };
 }
+
+const orNull = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** The row of one run: what was sent, what came, where the rest went. */
 export function udpRow(out: RunOutput): Row {
@@ -69,9 +89,10 @@ export function udpRow(out: RunOutput): Row {
     dropped,
     droppedPct: sent ? (100 * dropped) / sent : 0,
     kernelDrops: numberField(rx, 'kernelDrops'),
-    userspaceDrops: numberField(rx, 'userspaceDrops'),
-    truncated: numberField(rx, 'truncated'),
-    lost: numberField(rx, 'lost'),
+    // netcat's end knows neither (nc does not say); sockbuf's receivers always do
+    userspaceDrops: orNull(rx.userspaceDrops),
+    truncated: orNull(rx.truncated),
+    lost: orNull(rx.lost),
     tailLost: typeof rx.tailLost === 'number' ? rx.tailLost : null,
     // seed 004's "drift of last message": how long after the sender's end the last datagram was taken
     driftSeconds:
@@ -81,8 +102,8 @@ export function udpRow(out: RunOutput): Row {
     sentPerSecond: numberField(tx, 'datagramsPerSecond'),
     receivedPerSecond: sent ? received / numberField(tx, 'seconds') : 0,
     packetsPerBatch: ppb?.mean ?? 1,
-    jsCallsPerDatagram: numberField(rx, 'jsCallsPerDatagram'),
-    cpuUsPerDatagram: numberField(rx, 'cpuUsPerDatagram'),
+    jsCallsPerDatagram: orNull(rx.jsCallsPerDatagram),
+    cpuUsPerDatagram: orNull(rx.cpuUsPerDatagram),
     kernelDropsUnit: String(rx.kernelDropsUnit),
     gro: rx.gro === true,
     gso: tx.gso === true,

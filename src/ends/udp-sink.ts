@@ -365,7 +365,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
     duplicates: rep.duplicates,
     jitterUs: rep.jitterUs,
     tailLost: rep.tailLost,
-    lastReceivedAtMs: last ? last / 1000 : null,
+    // the last data datagram's, not the trailers' that follow it (20 ms apart)
+    lastReceivedAtMs: tracker.lastDataUs ? tracker.lastDataUs / 1000 : null,
     sent: rep.sent,
     unsequenced: tracker.unsequenced,
     flows: rep.flows,

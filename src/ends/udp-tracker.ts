@@ -84,6 +84,8 @@ export class SequenceTracker {
   private readonly header: DatagramHeader = { magic: 0, flow: 0, seq: 0, sendUs: 0, copies: undefined };
   /** Datagrams with no sockbuf header (too short, or foreign). */
   unsequenced = 0;
+  /** When the last data datagram (not a trailer) was received, µs since the epoch; 0 before one. */
+  lastDataUs = 0;
 
   private flow(id: number): FlowState {
     if (id === this.lastFlow && this.last) return this.last;
@@ -100,6 +102,7 @@ export class SequenceTracker {
   /** One data datagram: its flow, sequence number, send time and receive time (µs). */
   record(flow: number, seq: number, sendUs: number, recvUs: number): void {
     this.flow(flow).record(seq, recvUs - sendUs);
+    if (recvUs > this.lastDataUs) this.lastDataUs = recvUs;
   }
 
   /**

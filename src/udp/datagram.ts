@@ -59,3 +59,30 @@ export function readHeader(
 export function nowUs(): number {
   return (performance.timeOrigin + performance.now()) * 1000;
 }
+
+/**
+ * Splits a byte stream of datagrams written back to back (what `nc -u -l` prints) into whole data
+ * datagrams of `size` bytes and trailers, by the magic at each one's start. Bytes that do not start
+ * with a header (a datagram shorter than it, or a tail cut short) end the walk: `rest` counts them.
+ * `dataEnd` is the offset just past the last data datagram.
+ */
+export function splitDatagramStream(
+  bytes: Uint8Array,
+  size: number,
+): { data: number; trailers: number; rest: number; dataEnd: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let data = 0;
+  let trailers = 0;
+  let at = 0;
+  let dataEnd = 0;
+  while (at + HEADER_BYTES <= bytes.length) {
+    const magic = view.getUint32(at, true);
+    const len = magic === TRAILER_MAGIC ? TRAILER_BYTES : magic === DATA_MAGIC ? size : 0;
+    if (!len || at + len > bytes.length) break;
+    if (magic === TRAILER_MAGIC) trailers++;
+    else data++;
+    at += len;
+    if (magic === DATA_MAGIC) dataEnd = at;
+  }
+  return { data, trailers, rest: bytes.length - at, dataEnd };
+}

@@ -42,7 +42,7 @@ export interface UdpSendResult {
   /** Whether UDP_SEGMENT was used; `gsoFallback` says why it was not, if it was asked for. */
   gso: boolean;
   gsoFallback?: string;
-  /** When the sending ended, ms since the epoch (the receiver's last arrival minus it: the drift). */
+  /** When the last burst of datagrams was sent, ms since the epoch (seed 004's drift counts from it). */
   endedAtMs: number;
 }
 

@@ -289,7 +289,7 @@ export class UdpSender {
       flows: this.flows.length,
       size: this.size,
       gso: this.gso,
-      endedAtMs: performance.timeOrigin + performance.now(),
+      endedAtMs: performance.timeOrigin + lastSend * 1e3,
       ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
     };
   }

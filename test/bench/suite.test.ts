@@ -40,6 +40,15 @@ test('skip reasons: a scenario not built in yet names its issue; the lab needs r
   const sweep = entry('x', { scenario: 'tcp', changesHost: true });
   assert.match(skipReason(sweep, ['tcp'], true) ?? '', /changes host sysctls.*--yes/);
   assert.equal(skipReason(sweep, ['tcp'], true, true), undefined);
+  const nc = entry('x', { scenario: 'tcp', needs: [{ command: 'nc', package: 'netcat-openbsd' }] });
+  assert.equal(
+    skipReason(nc, ['tcp'], true, false, () => false),
+    'nc is not installed (Debian: netcat-openbsd)',
+  );
+  assert.equal(
+    skipReason(nc, ['tcp'], true, false, (c) => c === 'nc'),
+    undefined,
+  );
 });
 
 test('runSuite: runs what it can, records skips and failures with reasons, one valid document', {

@@ -5,6 +5,7 @@ import {
   DATA_MAGIC,
   HEADER_BYTES,
   readHeader,
+  splitDatagramStream,
   TRAILER_BYTES,
   TRAILER_MAGIC,
   writeHeader,
@@ -106,4 +107,23 @@ test('a trailer carries its copy count; recordDatagram reads data, trailers and 
     [r.unique, r.sent, r.lost, r.tailLost, r.trailers.sent, r.trailers.received],
     [1, 5, 4, 0, 3, 1],
   );
+});
+
+test("a datagram stream written back to back (netcat's output) splits into data of the size and trailers", () => {
+  const size = 64;
+  const b = Buffer.alloc(3 * size + 2 * TRAILER_BYTES + 10);
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let at = 0;
+  for (let seq = 0; seq < 3; seq++, at += size)
+    writeHeader(v, at, { magic: DATA_MAGIC, flow: 0, seq, sendUs: 1 });
+  for (let c = 0; c < 2; c++, at += TRAILER_BYTES)
+    writeHeader(v, at, { magic: TRAILER_MAGIC, flow: 0, seq: 3, sendUs: 1, copies: 2 });
+  assert.deepEqual(splitDatagramStream(b, size), { data: 3, trailers: 2, rest: 10, dataEnd: 3 * size });
+  // a tail cut short is not a datagram
+  assert.deepEqual(splitDatagramStream(b.subarray(0, 2 * size + 30), size), {
+    data: 2,
+    trailers: 0,
+    rest: 30,
+    dataEnd: 2 * size,
+  });
 });

@@ -7,6 +7,7 @@
 // rate the sender reached, --steps times; the answer is the rate the sender achieved in the fastest
 // run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
 import {
+  EnvironmentError,
   parseCount,
   parseDuration,
   parseList,
@@ -14,6 +15,7 @@ import {
   parseSize,
   parseSizeIn,
 } from '../../policy/units.js';
+import { which } from '../../sys/process.js';
 import { HEADER_BYTES } from '../../udp/datagram.js';
 import { parseSendRate } from '../../udp/sender.js';
 import type { Row, Scenario } from '../scenario.js';
@@ -36,7 +38,7 @@ const scenario: Scenario<Params> = {
   options: [
     {
       flags: '--receivers <list>',
-      description: 'paths: dgram, batch, gso-batch, batch+gro',
+      description: 'paths: dgram, batch, gso-batch, batch+gro, netcat (OpenBSD nc -u -l; one sender)',
       default: 'dgram,batch,batch+gro',
     },
     {
@@ -74,8 +76,11 @@ const scenario: Scenario<Params> = {
     const findMax = Boolean(o.findMax);
     const duration = o.duration === undefined ? (findMax ? '2s' : '10s') : String(o.duration);
     parseDuration(duration, '--duration');
+    const paths = parsePaths(String(o.receivers), '--receivers');
+    if (paths.includes('netcat') && !which('nc'))
+      throw new EnvironmentError('--receivers netcat: nc is not installed (Debian: netcat-openbsd)');
     return {
-      paths: parsePaths(String(o.receivers), '--receivers'),
+      paths,
       rates,
       size,
       duration,

@@ -136,6 +136,18 @@ export const seed004: Seed = {
       issue: 5,
     },
     {
+      // the thread's "Netcat instead of receive" rows: OpenBSD nc -u -l as the receiver, at its rates
+      id: 'udp-netcat',
+      title: 'UDP loss with netcat as the receiver (seed 004)',
+      seed: '004',
+      scenario: 'udp',
+      quick: ['--receivers', 'netcat', '--rates', '1000,100000', '--duration', '1s'],
+      full: ['--receivers', 'netcat', '--rates', '100,1000,10000,100000'],
+      repeat: { quick: 1, full: 3 },
+      placement: 'local',
+      needs: [{ command: 'nc', package: 'netcat-openbsd' }],
+    },
+    {
       id: 'udp-max',
       title: 'UDP highest loss-free rate per receive path, by search (seed 004)',
       seed: '004',

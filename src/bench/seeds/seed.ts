@@ -28,6 +28,8 @@ export interface SuiteEntry {
   issue?: number;
   /** Changes host settings (sysctls): runs only when the user said --yes. */
   changesHost?: boolean;
+  /** Commands it needs on PATH (skipped, saying which, where one is missing). */
+  needs?: { command: string; package: string }[];
 }
 
 export interface Seed {

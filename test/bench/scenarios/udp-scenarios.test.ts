@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { which } from '../../../src/sys/process.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'cli', 'main.ts');
 
@@ -44,4 +45,21 @@ test('bench udp: the drift of the last datagram is measured (sender end → last
     // the last datagram arrives after the sender's last send, well within the sink's idle second
     assert.ok(drift > -0.05 && drift < 1, `${row.path}: drift ${drift} s`);
   }
+});
+
+test('bench udp --receivers netcat: OpenBSD nc -u -l as the receiver, whole datagrams counted from its byte stream', {
+  skip: which('nc') ? false : 'nc is not installed (Debian: netcat-openbsd)',
+  timeout: 120_000,
+}, async () => {
+  const r = await bench(['udp', '--receivers', 'netcat', '--rates', '1000', '--duration', '500ms']);
+  assert.equal(r.code, 0, r.stderr);
+  const [row] = r.doc.results as Row[];
+  assert.equal(row.path, 'netcat');
+  const sent = median(row, 'sent');
+  const received = median(row, 'received');
+  assert.ok(sent >= 400, `sent ${sent}`);
+  // at 1000/s on loopback nc keeps up: every datagram (none counted twice, trailers apart)
+  assert.ok(received <= sent && received >= sent * 0.98, `received ${received} of ${sent}`);
+  assert.equal(median(row, 'dropped'), sent - received);
+  assert.equal(typeof median(row, 'kernelDrops'), 'number');
 });
