@@ -53,6 +53,7 @@ interface KindSpec {
 const TCP_FAR: Record<string, ParamType> = {
   reader: 'word',
   rcvbuf: 'buffer',
+  'write-hwm': 'size',
   interval: 'interval',
   verify: 'flag',
 };
@@ -71,6 +72,7 @@ const PING_FAR: Record<string, ParamType> = {
   reader: 'word',
   rcvbuf: 'buffer',
   sndbuf: 'buffer',
+  'write-hwm': 'size',
   interval: 'interval',
 };
 

@@ -148,6 +148,11 @@ test("the far end's command line is built from the values serve validated, in th
   );
   refusedWith(req({ type: 'test', kind: 'udp', params: { sockets: '65' } }), 'refused', /sockets/);
   assert.deepEqual(far('udp', { sockets: 64 }), ['--sockets', '64']);
+  // bench tcp/ping --write-hwms pass --write-hwm to the receiver: serve takes it, as bytes
+  const hwm = requestFromArgs(['sink', 'tcp', '--echo', '--once', '--write-hwm', '64K']);
+  const hr = parseRequest(JSON.stringify({ v: 1, type: 'test', ...hwm }), limits);
+  assert.ok(hr.type === 'test' && farArgs(hr).join(' ') === '--write-hwm 65536');
+  assert.deepEqual(far('tcp', { 'write-hwm': '1M' }), ['--write-hwm', '1048576']);
   refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 129 } }), 'refused', /1 to 128/);
 });
 
