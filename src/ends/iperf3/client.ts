@@ -35,8 +35,12 @@ export interface Iperf3BlastOptions {
   sndbuf?: BufferSize;
   intervalSeconds: number;
   reader?: ReaderSpec;
+  /** Seconds the server has to answer the cookie (default 10): past it, this is no iperf3 server. */
+  answerSeconds?: number;
 }
 
+/** How long the server has to answer the cookie. */
+const FIRST_ANSWER_SECONDS = 10;
 /** How long this end waits for the data connections to close after the test. */
 const CLOSE_WAIT_MS = 2000;
 
@@ -73,6 +77,13 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
   const count = (s: Stream) => (opts.reverse ? received(s) : s.bytes);
   try {
     ctrl.write(cookie);
+    // an iperf3 server answers the cookie at once; anything else (a sockbuf sink, a web server) does not
+    await ctrl.read(1, opts.answerSeconds ?? FIRST_ANSWER_SECONDS).then(
+      (b) => ctrl.unread(b),
+      (e: Error) => {
+        throw new EnvironmentError(`no iperf3 server at ${where}: ${e.message}`);
+      },
+    );
     await expect(ctrl, State.PARAM_EXCHANGE, where);
     ctrl.sendJson(
       paramsDocument({

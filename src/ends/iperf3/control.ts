@@ -79,6 +79,12 @@ export class ControlChannel {
     });
   }
 
+  /** Puts bytes just read back in front of the queue (a look at the first answer). */
+  unread(bytes: Buffer): void {
+    this.chunks.unshift(bytes);
+    this.have += bytes.length;
+  }
+
   /** The next state byte (signed). */
   async state(timeoutSeconds?: number): Promise<number> {
     return (await this.read(1, timeoutSeconds)).readInt8(0);

@@ -1,0 +1,65 @@
+// runIperf3Blast's refusals against loopback servers that answer as iperf3 does when it says no (and
+// one that does not answer at all); the full test against the real iperf3 is test/cli/iperf3.test.ts.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { runIperf3Blast } from '../../../src/ends/iperf3/client.js';
+import {
+  COOKIE_BYTES,
+  encodeServerError,
+  encodeState,
+  IEUNIMP,
+  State,
+} from '../../../src/ends/iperf3/protocol.js';
+import { EnvironmentError } from '../../../src/policy/units.js';
+
+/** A server that answers the first cookie with `answer` (nothing when undefined); the cookies it read. */
+async function server(answer?: Buffer) {
+  const cookies: Buffer[] = [];
+  const srv = net.createServer((s) => {
+    s.once('data', (d) => {
+      cookies.push(d);
+      if (answer) s.write(answer);
+    });
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { srv, port: (srv.address() as net.AddressInfo).port, cookies };
+}
+
+const blast = (port: number) =>
+  runIperf3Blast(
+    {
+      host: '127.0.0.1',
+      port,
+      seconds: 1,
+      parallel: 1,
+      size: 131072,
+      reverse: false,
+      intervalSeconds: 1,
+      answerSeconds: 0.3,
+    },
+    () => {},
+  );
+
+test('a busy server (ACCESS_DENIED), a refusal (SERVER_ERROR) and silence are environment errors naming the server', async () => {
+  for (const [answer, want] of [
+    [encodeState(State.ACCESS_DENIED), /127\.0\.0\.1:\d+ is busy running a test \(ACCESS_DENIED\)/],
+    [encodeServerError(IEUNIMP), /refused the test: not implemented \(iperf3 error 13\)/],
+    [undefined, /no iperf3 server at 127\.0\.0\.1:\d+: no answer .* within 0\.3 s/],
+  ] as const) {
+    const { srv, port, cookies } = await server(answer);
+    try {
+      await assert.rejects(blast(port), (e: Error) => {
+        assert.ok(e instanceof EnvironmentError, e.message);
+        assert.match(e.message, want);
+        return true;
+      });
+      // the client spoke first, as iperf3 does: a 37-byte cookie ending in NUL
+      assert.equal(cookies[0].length, COOKIE_BYTES);
+      assert.equal(cookies[0][COOKIE_BYTES - 1], 0);
+    } finally {
+      srv.close();
+    }
+  }
+});
