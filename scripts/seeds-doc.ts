@@ -1,7 +1,7 @@
 // Regenerates docs/seeds.md: runs the quick suite (or, with --from FILE, reads a sockbuf-results.json
 // it wrote) and writes, per seed, the command that measures it again and the table it measured here.
 //   npm run docs:seeds                              # measure now (about 2–3 minutes)
-//   npm run docs:seeds -- --from sockbuf-results.json
+//   npm run docs:seeds -- --from sockbuf-results.json [--note 'load average 2.1 on a shared machine']
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,8 @@ const doc =
         onEntry: (e, ev, why) => process.stderr.write(`${ev} ${e.id}${why ? `: ${why}` : ''}\n`),
       });
 const out = fileURLToPath(new URL('../docs/seeds.md', import.meta.url));
-writeFileSync(out, seedsMarkdown(doc, SEEDS));
+const noteAt = process.argv.indexOf('--note');
+writeFileSync(out, seedsMarkdown(doc, SEEDS, noteAt > 0 ? process.argv[noteAt + 1] : undefined));
 // the repository's formatter owns the tables' padding (npm test lints docs/ too)
 execFileSync(
   fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)),
