@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { placementOf } from '../../src/cli/lab.js';
+import { placementOf } from '../../src/lab/hold.js';
 import { SOCKBUF_ARGV } from './argv.js';
 
 const root = process.getuid?.() === 0;
