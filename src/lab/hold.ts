@@ -197,7 +197,8 @@ export async function execInLab(host: HostName, argv: string[], o: { id?: string
 /**
  * `sockbuf lab down`: removes what dead processes left behind, then (unless `stale`) the labs made by
  * lab up (SIGTERM to each holder, waiting up to 5 s until its lab is gone). The ids removed; an `id`
- * that is not a lab id is a UsageError, one that names no lab an EnvironmentError.
+ * that is not a lab id is a UsageError, one that names no lab an EnvironmentError; a live lab that
+ * another process made for itself is left alone (nothing removed).
  */
 export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promise<string[]> {
   checkLabId(o.id);
@@ -212,6 +213,8 @@ export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promis
     await new Promise((r) => setTimeout(r, 50));
   }
   const ids = [...removed, ...holders.map((h) => h.id)];
-  if (o.id && !ids.includes(o.id)) throw new EnvironmentError(`no lab with id ${o.id}`);
+  // a live lab that lab up did not make is its maker's to remove: nothing to do, not an error
+  const exists = (id: string) => listLabs().some((l) => l.id === id);
+  if (o.id && !ids.includes(o.id) && !exists(o.id)) throw new EnvironmentError(`no lab with id ${o.id}`);
   return ids;
 }
