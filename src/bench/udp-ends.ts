@@ -70,6 +70,9 @@ export function udpEnds(path: UdpPath, s: UdpRunSpec): Ends {
   const blast = ['blast', 'udp', '--to', '{host}:{port}', '--rate', s.rate, '--size', s.size];
   blast.push('--duration', s.duration, '--gso', p.gso ? 'on' : 'off', '--json');
   if (s.flows) blast.push('--flows', String(s.flows));
+  // Paced, many flows send one datagram each in turn, as a cluster's many peers do: the sender's
+  // default burst (32 per sendmmsg, on one flow) would land whole on one of the SO_REUSEPORT sockets.
+  if (s.flows && s.flows > 1 && s.rate !== 'max') blast.push('--batch', '1');
   return { receiver: { sockbuf: sink }, sender: { sockbuf: blast }, receiverStop: 'exit' };
 }
 

@@ -113,6 +113,13 @@ test('bench streamer: rates × paths × sockets', () => {
     { path: 'batch+gro', rate: 'max', sockets: '8' },
   ]);
   assert.throws(() => streamer.params({ ...opts, rates: '0' }), /--rates: '0'/);
+  // paced, the many flows send one datagram each in turn (a burst would land on one socket); at max, bursts
+  const blast = (rate: string) => {
+    const e = streamer.ends({ path: 'batch', rate, sockets: '8' }, p).sender;
+    return 'sockbuf' in e ? e.sockbuf.join(' ') : '';
+  };
+  assert.match(blast('3000'), /--flows 8 --batch 1/);
+  assert.doesNotMatch(blast('max'), /--batch/);
 });
 
 /** The two ends' last lines for a receiver that keeps up to `capacity`/s and loses the excess. */
