@@ -144,6 +144,43 @@ function streamBytes(s: Stream, reverse: boolean): number {
 }
 
 /** `sockbuf blast tcp`: resolves with the result fields once every stream has ended. */
+/** What every stream of a test connects with. */
+export type StreamTarget = Pick<
+  BlastOptions,
+  'host' | 'port' | 'sndbuf' | 'writableHighWaterMark' | 'reader' | 'parallel' | 'reverse'
+>;
+
+/**
+ * Connects `parallel` streams one after another, each reading from the start (reverse counts what
+ * arrives, conn.reader.bytes; forward sees the FIN). `sndbuf` is the sender's: a reverse stream
+ * leaves its own alone. `opened` runs on each as it connects (a cookie to write, a first sample).
+ * When one fails, the streams already open are destroyed.
+ */
+export async function openStreams(
+  o: StreamTarget,
+  opened: (conn: TcpConnection, index: number) => void = () => {},
+): Promise<TcpConnection[]> {
+  const conns: TcpConnection[] = [];
+  try {
+    for (let i = 0; i < o.parallel; i++) {
+      const conn = await connect({
+        host: o.host,
+        port: o.port,
+        sndbuf: o.reverse ? undefined : o.sndbuf,
+        writableHighWaterMark: o.writableHighWaterMark,
+        reader: o.reader,
+        onData: () => {},
+      });
+      conns.push(conn);
+      opened(conn, i);
+    }
+  } catch (e) {
+    for (const c of conns) c.socket.destroy();
+    throw e;
+  }
+  return conns;
+}
+
 export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
     throw new UsageError(
@@ -151,25 +188,9 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     );
   const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
   const test = randomUUID();
-  const streams: Stream[] = [];
-  try {
-    for (let i = 0; i < opts.parallel; i++) {
-      const conn = await connect({
-        host: opts.host,
-        port: opts.port,
-        sndbuf: opts.reverse ? undefined : opts.sndbuf,
-        writableHighWaterMark: opts.writableHighWaterMark,
-        reader: opts.reader,
-        // read from the start: reverse counts what arrives (conn.reader.bytes); forward sees the FIN
-        onData: () => {},
-      });
-      conn.sample(); // the first interval's limited % counts from here
-      streams.push({ index: i, conn, bytes: 0, lastBytes: 0 });
-    }
-  } catch (e) {
-    for (const s of streams) s.conn.socket.destroy();
-    throw e;
-  }
+  // the first interval's limited % counts from each stream's connect
+  const conns = await openStreams(opts, (conn) => conn.sample());
+  const streams: Stream[] = conns.map((conn, index) => ({ index, conn, bytes: 0, lastBytes: 0 }));
   const perStream = opts.bytes === undefined ? undefined : Math.ceil(opts.bytes / opts.parallel);
   const sndbuf =
     opts.reverse && opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;

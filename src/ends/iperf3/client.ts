@@ -7,7 +7,7 @@ import type { BufferSize } from '../../policy/buffers.js';
 import { EnvironmentError } from '../../policy/units.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
-import { type Emit, pump, ZeroSource } from '../tcp-source.js';
+import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
@@ -95,17 +95,9 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
       }),
     );
     await expect(ctrl, State.CREATE_STREAMS, where);
-    for (let i = 0; i < opts.parallel; i++) {
-      const conn = await connect({
-        host: opts.host,
-        port: opts.port,
-        sndbuf: opts.reverse ? undefined : opts.sndbuf,
-        reader: opts.reader,
-        onData: () => {}, // reverse counts what arrives (reader.bytes); forward sees the FIN
-      });
-      conn.socket.write(cookie);
+    const conns = await openStreams(opts, (conn) => conn.socket.write(cookie));
+    for (const [i, conn] of conns.entries())
       streams.push({ index: i, id: streamId(i), conn, bytes: 0, lastBytes: 0 });
-    }
     await expect(ctrl, State.TEST_START, where);
     await expect(ctrl, State.TEST_RUNNING, where);
 
