@@ -5,7 +5,7 @@ import { moduleFile } from '../../sys/package.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';
-import { hwmArgs, parseHwm, parsePolicy, withHwms } from './tcp.js';
+import { hwmArgs, parsePolicy, WRITE_HWMS_OPTION, withHwms, writeHwms } from './tcp.js';
 
 const END = moduleFile(new URL('../../ends/bench-tcp', import.meta.url));
 
@@ -36,11 +36,7 @@ const scenario: Scenario<Params> = {
       default: 'auto,rcvbuf=65535',
     },
     { flags: '--duration <duration>', description: 'per run', default: '3s' },
-    {
-      flags: '--write-hwms <list>',
-      description:
-        "write water marks on both ends: default | SIZE (writableHighWaterMark; the writer waits for 'drain')",
-    },
+    WRITE_HWMS_OPTION,
   ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
@@ -52,9 +48,7 @@ const scenario: Scenario<Params> = {
       ),
       inflight: parseList(String(o.inflight), '--inflight', (v, opt) => parseCount(v, opt, 1, 4096)),
       seconds,
-      ...(o.writeHwms === undefined
-        ? {}
-        : { hwms: parseList(String(o.writeHwms), '--write-hwms', parseHwm) }),
+      ...writeHwms(o.writeHwms),
     };
   },
   points: (p) =>

@@ -6,6 +6,7 @@ import { FRAME_INDEX_BYTES } from '../../ends/hello.js';
 import { parseList, parsePositiveDuration, parseSize, parseSizeIn, UsageError } from '../../policy/units.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
+import type { OptionSpec } from '../options.js';
 import type { EndOutput, Scenario } from '../scenario.js';
 
 interface Policy {
@@ -55,6 +56,18 @@ export function parseHwm(v: string, option = '--write-hwms'): { label: string; b
   return { label: String(n), bytes: n };
 }
 
+/** `--write-hwms`, shared by the scenarios whose ends write frames (tcp, ping). */
+export const WRITE_HWMS_OPTION: OptionSpec = {
+  flags: '--write-hwms <list>',
+  description:
+    "write water marks on both ends: default | SIZE (writableHighWaterMark; the writer waits for 'drain')",
+};
+
+/** The parameters `--write-hwms` gives: none when it was not given. */
+export function writeHwms(value: unknown): { hwms?: { label: string; bytes?: number }[] } {
+  return value === undefined ? {} : { hwms: parseList(String(value), '--write-hwms', parseHwm) };
+}
+
 /** The `--write-hwm` arguments for a point's `hwm` label (none for `default` or no label). */
 export function hwmArgs(label: string | undefined): string[] {
   return label === undefined || label === 'default' ? [] : ['--write-hwm', label];
@@ -93,11 +106,7 @@ const scenario: Scenario<Params> = {
     },
     { flags: '--sizes <list>', description: 'message payload sizes', default: '250,4000,16000,100000' },
     { flags: '--duration <duration>', description: 'per run', default: '10s' },
-    {
-      flags: '--write-hwms <list>',
-      description:
-        "write water marks on both ends: default | SIZE (writableHighWaterMark; the writer waits for 'drain')",
-    },
+    WRITE_HWMS_OPTION,
   ],
   params: (o) => {
     const seconds = parsePositiveDuration(String(o.duration), '--duration');
@@ -105,9 +114,7 @@ const scenario: Scenario<Params> = {
       policies: parseList(String(o.policies), '--policies', parsePolicy),
       sizes: parseList(String(o.sizes), '--sizes', parseFrameSize),
       seconds,
-      ...(o.writeHwms === undefined
-        ? {}
-        : { hwms: parseList(String(o.writeHwms), '--write-hwms', parseHwm) }),
+      ...writeHwms(o.writeHwms),
     };
   },
   points: (p) =>
