@@ -120,3 +120,28 @@ test("seed 001's variants A–D: a table per size when the ping ran with --write
   // without --write-hwms there is no A–D table
   assert.equal(seed?.summary?.({ ...doc, results: results.map(({ hwm: _, ...r }) => r) }), undefined);
 });
+
+test("seed 004 is judged at the ladder's top rung both paths ran: 'max' when they ran it", () => {
+  const udp = (path: string, rate: string, sent: number, received: number) => ({
+    scenario: 'udp',
+    path,
+    rate,
+    sent,
+    received,
+    dropped: sent - received,
+    droppedPct: (100 * (sent - received)) / sent,
+    sentPerSecond: sent,
+  });
+  const judge004 = (results: Record<string, unknown>[]) =>
+    (verdicts({ ...doc, results } as never).find((v) => v.seed === '004') as Verdict).status;
+  const quiet = [udp('dgram', '100000', 100000, 100000), udp('batch', '100000', 100000, 100000)];
+  // at 100000/s both keep up; at full speed node:dgram falls behind where batch does not
+  assert.equal(
+    judge004([...quiet, udp('dgram', 'max', 164000, 155600), udp('batch', 'max', 286000, 286000)]),
+    'reproduced',
+  );
+  assert.equal(
+    judge004([...quiet, udp('dgram', 'max', 164000, 164000), udp('batch', 'max', 286000, 286000)]),
+    'not reproduced',
+  );
+});

@@ -2,7 +2,15 @@
 // 100/s and 96 % at 100 000/s. Measured again by the udp scenario's loss ladder per receive path and its
 // search for the highest loss-free rate. Pure.
 import { type ChartPair, figureValue, type SourceFigure } from '../report/charts.js';
-import { isFindMax, num, pathOf, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
+import {
+  isFindMax,
+  num,
+  pathOf,
+  type ResultRow,
+  type ResultsDocument,
+  rowsOf,
+  type Verdict,
+} from '../report/results.js';
 import { askedRate, droppedPct, sentRate } from '../report/views.js';
 import { judge, pc, type Seed, si, x2 } from './seed.js';
 
@@ -64,15 +72,18 @@ function verdict(doc: ResultsDocument): Verdict | undefined {
     .map(([p, v]) => `${p} = ${x2(v / (dgram as number))} dgram`);
   if (ratios.length) parts.push(ratios.join(', '));
   const figures = `${parts.join('; ')}; seed: ${pc(seedTop)} dropped at 100 000/s (really ~45 714/s), 7.3 % at 100/s`;
-  // the ladder's top numeric rate that both paths ran at
-  const topOf = (path: string) => ladder.filter((r) => pathOf(r) === path && askedRate(r) !== undefined);
-  const common = topOf('batch')
-    .map((r) => askedRate(r) as number)
-    .filter((v) => topOf('dgram').some((d) => askedRate(d) === v));
-  const top = common.length ? Math.max(...common) : undefined;
+  // the ladder's top rung that both paths ran: 'max' (each sender as fast as it goes) when both ran
+  // it, else the top numeric rate
+  const rungOf = (path: string) => ladder.filter((r) => pathOf(r) === path);
+  const atMax = (r: ResultRow) => askedRate(r) === undefined;
+  const common = rungOf('batch')
+    .map((r) => askedRate(r))
+    .filter((v) => rungOf('dgram').some((d) => askedRate(d) === v));
+  const numeric = common.filter((v): v is number => v !== undefined);
+  const top = common.includes(undefined) ? 'max' : numeric.length ? Math.max(...numeric) : undefined;
   const lossAt = (path: string) => {
-    const r = topOf(path).find((x) => askedRate(x) === top);
-    return r && droppedPct(r);
+    const r = rungOf(path).find((x) => (top === 'max' ? atMax(x) : askedRate(x) === top));
+    return top === undefined ? undefined : r && droppedPct(r);
   };
   const lb = lossAt('batch');
   const ld = lossAt('dgram');
