@@ -31,44 +31,12 @@ import {
   resolveReceiverOptions,
   type UdpReceiverOptions,
 } from './receiver-options.js';
-import { bucketLabel, bucketOf, COUNTER, CTRL, type RingLayout, ringLayout, used } from './ring.js';
+import { histogramByLabel, readerCounters, type UdpReceiverStats } from './receiver-stats.js';
+import { bucketOf, COUNTER, CTRL, type RingLayout, ringLayout, used } from './ring.js';
 
 export type { UdpBatch } from './reader-thread.js';
 export type { UdpReceiverOptions } from './receiver-options.js';
-
-export interface UdpReceiverStats {
-  /** Datagrams handed to the consumer. */
-  received: number;
-  bytes: number;
-  batches: number;
-  packetsPerBatch: { mean: number; histogram: Record<string, number> };
-  /** Dropped by the kernel before the socket (SO_MEMINFO sk_drops, summed over sockets). */
-  kernelDrops: number;
-  /** Read from the kernel and dropped because the ring was full (onFull: 'drop'). */
-  userspaceDrops: number;
-  /** Larger than a slot: counted, never delivered. */
-  truncated: number;
-  /** Taken from the kernel, not yet handed over. */
-  queued: number;
-  /** Taken from the kernel and still queued when the application closed the receiver: never handed over, not dropped either. */
-  unread: number;
-  /** Whether the reader threads run (they start at the first batch asked for, or start()). */
-  started: boolean;
-  /** Udp RcvbufErrors of the whole host (IPv4) since the receiver started. */
-  hostRcvbufErrors: number;
-  /** SO_RCVBUF as getsockopt reports it (doubled). */
-  rcvbuf: number;
-  rcvbufReport: UdpRcvbufReport;
-  /** recvmmsg calls that returned datagrams, and the messages they returned (with GRO a message holds many datagrams). */
-  readerCalls: number;
-  readerMessages: number;
-  /** JavaScript steps per datagram: batches / received. */
-  jsCallsPerDatagram: number;
-  gro: boolean;
-  /** Why gro: 'auto' left GRO off (slots below 64 KiB, the kernel refused, SOCKBUF_DISABLE_GRO=1); absent when it is on or was not asked for. */
-  groOff?: string;
-  sockets: number;
-}
+export type { UdpReceiverStats } from './receiver-stats.js';
 
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly host: string;
@@ -265,19 +233,8 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   }
 
   private raw() {
-    let truncated = 0;
-    let udrops = 0;
+    const { truncated, udrops, committed, calls, messages } = readerCounters(this.rings);
     let kernelDrops = 0;
-    let committed = 0;
-    let calls = 0;
-    let messages = 0;
-    for (const r of this.rings) {
-      truncated += r.counters[COUNTER.TRUNCATED];
-      udrops += r.counters[COUNTER.USERSPACE_DROPS];
-      committed += r.counters[COUNTER.RECEIVED];
-      calls += r.counters[COUNTER.CALLS];
-      messages += r.counters[COUNTER.MESSAGES];
-    }
     this.fds.forEach((fd, i) => {
       kernelDrops += this.finalDrops[i] ?? udpKernelDrops(fd);
     });
@@ -301,10 +258,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     const b = this.base;
     const delivered = r.delivered - b.delivered;
     const batches = r.batches - b.batches;
-    const histogram: Record<string, number> = {};
-    this.histogram.forEach((n, i) => {
-      if (n) histogram[bucketLabel(i)] = n;
-    });
+    const histogram = histogramByLabel(this.histogram);
     return {
       received: delivered,
       bytes: r.bytes - b.bytes,
