@@ -14,14 +14,28 @@ function exitCodeFor(err: unknown): number {
   return typeof carried === 'number' ? carried : 1;
 }
 
+/** Library names whose flag is not their kebab form (runTcpBlast's `seconds` is `--duration`). */
+const FLAGS: Record<string, string> = {
+  seconds: '--duration',
+};
+
 /** `warmUp` → `--warm-up`, `lab rtt` → `--lab rtt`; a name already a flag, or `<scenario>`, stays. */
 const flag = (option: string) =>
-  option.replace(/^[a-z][a-zA-Z0-9]*/, (name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+  option.replace(
+    /^[a-z][a-zA-Z0-9]*/,
+    (name) => FLAGS[name] ?? `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+  );
 
 function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   if (err instanceof UsageError && err.option)
-    return err.message.replace(`for ${err.option}:`, `for ${flag(err.option)}:`);
+    return err.message
+      .replace(`for ${err.option}:`, `for ${flag(err.option)}:`)
+      .replace(
+        /^(\w+) and (\w+) cannot be combined/,
+        (_, a, b) => `${flag(a)} and ${flag(b)} cannot be combined`,
+      )
+      .replace(/give (\w+) or (\w+), not both/, (_, a, b) => `give ${flag(a)} or ${flag(b)}, not both`);
   return err.message;
 }
 

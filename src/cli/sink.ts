@@ -12,7 +12,6 @@ import {
   parseSize,
   resolveSize,
   startTcpSink,
-  UsageError,
 } from '../index.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
@@ -45,7 +44,6 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      if (o.echo && o.verify) throw new UsageError('--echo and --verify cannot be combined');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
       const farEnd = farEndFromEnv();

@@ -5,6 +5,7 @@
 // bench ping) there is no hello: every frame read is written back as it is.
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
+import { UsageError } from '../policy/units.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
@@ -86,6 +87,8 @@ export class Sink {
   }
 
   static async start(opts: SinkOptions, emit: Emit): Promise<Sink> {
+    // an echoing sink answers frames instead of checking them
+    if (opts.echo && opts.verify) throw new UsageError('echo and verify cannot be combined', 'echo');
     let sink: Sink | undefined;
     const server = await listen(
       {

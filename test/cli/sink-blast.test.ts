@@ -211,11 +211,9 @@ test('bad peers: a 4 GiB length prefix, a reset mid-frame, one byte a second; th
 test('sink --echo (bench ping far end): frames answered as sent; a peer that never reads stalls it, bounded', {
   timeout: 60_000,
 }, async () => {
-  assert.equal(
-    await sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--echo', '--verify']).exited,
-    2,
-    '--echo with --verify is bad usage',
-  );
+  const both = sockbuf(['sink', 'tcp', '--listen', '127.0.0.1:0', '--echo', '--verify']);
+  assert.equal(await both.exited, 2, '--echo with --verify is bad usage');
+  assert.match(both.stderr(), /--echo and --verify cannot be combined/);
   const echo = sockbuf([
     'sink',
     'tcp',
