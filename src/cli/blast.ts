@@ -10,7 +10,6 @@ import {
   parseTo,
   resolveSize,
   runTcpBlast,
-  UsageError,
 } from '../index.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
@@ -42,13 +41,10 @@ export function register(program: Command): Command {
     .action(async (o: Record<string, string | boolean | undefined>) => {
       if (o.iperf3) return blastIperf3(o);
       const to = parseTo(String(o.to), '--to');
-      if (o.bytes !== undefined && o.duration !== undefined)
-        throw new UsageError('invalid value for --bytes: give --bytes or --duration, not both');
       const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
       const seconds =
         o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
       const size = parseSize(String(o.size), '--size');
-      if (o.raw && o.reverse) throw new UsageError('--raw and --reverse cannot be combined');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');

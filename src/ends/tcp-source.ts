@@ -186,6 +186,10 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     throw new UsageError(
       `invalid value for size: '${opts.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
     );
+  if (opts.bytes !== undefined && opts.seconds !== undefined)
+    throw new UsageError('invalid value for bytes: give bytes or seconds, not both');
+  // raw zeros carry no hello, so the sink cannot be told to send
+  if (opts.raw && opts.reverse) throw new UsageError('raw and reverse cannot be combined', 'raw');
   const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
   const test = randomUUID();
   // the first interval's limited % counts from each stream's connect
