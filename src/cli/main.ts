@@ -17,6 +17,8 @@ function exitCodeFor(err: unknown): number {
 /** Library names whose flag is not their kebab form (runTcpBlast's `seconds` is `--duration`). */
 const FLAGS: Record<string, string> = {
   seconds: '--duration',
+  maxDurationSeconds: '--max-duration',
+  idleSeconds: '--idle-timeout',
 };
 
 /** `warmUp` → `--warm-up`, `lab rtt` → `--lab rtt`; a name already a flag, or `<scenario>`, stays. */

@@ -33,17 +33,9 @@ export function register(program: Command): void {
       const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
       const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
       const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
-      if (!(maxDurationSeconds > 0) || maxDurationSeconds > 86400)
-        throw new UsageError(`invalid value for --max-duration: '${o.maxDuration}' (expected 1ms to 24h)`);
-      if (!(idleSeconds > 0) || idleSeconds > 86400)
-        throw new UsageError(`invalid value for --idle-timeout: '${o.idleTimeout}' (expected 1ms to 24h)`);
       const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
-      if (maxBytes < 1)
-        throw new UsageError(`invalid value for --max-bytes: '${o.maxBytes}' (expected at least 1 byte)`);
       const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 1, 4096);
       const token = typeof o.token === 'string' ? o.token : undefined;
-      if (token !== undefined && token.length === 0)
-        throw new UsageError(`invalid value for --token: '' (expected a token)`);
       const json = o.json === true;
       const log = (line: string) => {
         if (json) process.stdout.write(`${JSON.stringify({ event: 'log', message: line })}\n`);
@@ -61,6 +53,8 @@ export function register(program: Command): void {
           log,
         });
       } catch (err) {
+        // startServer checks its limits (maxDurationSeconds → --max-duration, see main.ts)
+        if (err instanceof UsageError) throw err;
         const code = (err as NodeJS.ErrnoException).code;
         throw new EnvironmentError(
           `cannot listen on ${formatHostPort(listen)} (--listen): ${code ?? (err as Error).message}`,

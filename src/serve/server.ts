@@ -10,6 +10,7 @@ import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end.js';
 import { newSecret } from '../ends/hello.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
+import { UsageError } from '../policy/units.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
 import { defaultFarEnd, FAR_END, FarEnd } from './far-end.js';
@@ -74,7 +75,21 @@ function plainAddress(a: string | undefined): string {
   return (a ?? '127.0.0.1').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
+/** The limits a server is started with, checked before it listens (names as a program writes them). */
+function checkOptions(opts: ServeOptions): void {
+  for (const name of ['maxDurationSeconds', 'idleSeconds'] as const) {
+    const v = opts[name];
+    if (!(typeof v === 'number' && v > 0 && v <= 86400))
+      throw new UsageError(`invalid value for ${name}: '${v} s' (expected 1ms to 24h)`, name);
+  }
+  if (!(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 1))
+    throw new UsageError(`invalid value for maxBytes: '${opts.maxBytes}' (expected at least 1 byte)`);
+  if (opts.token !== undefined && !(typeof opts.token === 'string' && opts.token.length > 0))
+    throw new UsageError(`invalid value for token: '${opts.token}' (expected a token)`);
+}
+
 export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
+  checkOptions(opts);
   const log = opts.log ?? (() => {});
   const farEndSpec = opts.farEnd ?? defaultFarEnd;
   const readySeconds = opts.readySeconds ?? 10;

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { UsageError } from '../../src/index.js';
 import { ServeClient, ServeRefused } from '../../src/serve/client.js';
 import { MAX_LINE_BYTES } from '../../src/serve/protocol.js';
 import { type ServeOptions, startServer } from '../../src/serve/server.js';
@@ -364,5 +365,23 @@ test('a far end that prints a line nested 100 000 deep: the line is skipped, the
     c.close();
   } finally {
     await srv.close();
+  }
+});
+
+test('startServer checks its own limits: a UsageError naming each, before it listens', async () => {
+  const bad: [Partial<ServeOptions>, string, RegExp][] = [
+    [{ maxDurationSeconds: 0 }, 'maxDurationSeconds', /maxDurationSeconds: '0 s' \(expected 1ms to 24h\)/],
+    [{ maxDurationSeconds: 86401 }, 'maxDurationSeconds', /'86401 s'/],
+    [{ idleSeconds: 0 }, 'idleSeconds', /idleSeconds: '0 s'/],
+    [{ idleSeconds: Number.NaN }, 'idleSeconds', /idleSeconds: 'NaN s'/],
+    [{ maxBytes: 0 }, 'maxBytes', /maxBytes: '0' \(expected at least 1 byte\)/],
+    [{ token: '' }, 'token', /token: '' \(expected a token\)/],
+  ];
+  for (const [o, option, message] of bad) {
+    await assert.rejects(
+      serve(o),
+      (err: unknown) => err instanceof UsageError && err.option === option && message.test(err.message),
+      JSON.stringify(o),
+    );
   }
 });
