@@ -14,18 +14,26 @@ function exitCodeFor(err: unknown): number {
   return typeof carried === 'number' ? carried : 1;
 }
 
-/** Library names whose flag is not their kebab form (runTcpBlast's `seconds` is `--duration`). */
+/**
+ * Library names whose flag is not their kebab form: for every command (runTcpBlast's `seconds` is
+ * `--duration`) or for one (`inspect intervalSeconds`, watchSockets' interval, is `--watch`).
+ */
 const FLAGS: Record<string, string> = {
   seconds: '--duration',
   maxDurationSeconds: '--max-duration',
   idleSeconds: '--idle-timeout',
+  'inspect intervalSeconds': '--watch',
 };
+const command = process.argv[2];
 
 /** `warmUp` → `--warm-up`, `lab rtt` → `--lab rtt`; a name already a flag, or `<scenario>`, stays. */
 const flag = (option: string) =>
   option.replace(
     /^[a-z][a-zA-Z0-9]*/,
-    (name) => FLAGS[name] ?? `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    (name) =>
+      FLAGS[`${command} ${name}`] ??
+      FLAGS[name] ??
+      `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
 
 function describe(err: unknown): string {

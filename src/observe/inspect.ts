@@ -123,6 +123,8 @@ export async function* watchSockets(
   signal?: AbortSignal,
 ): AsyncGenerator<InspectSample> {
   checkOptions(opts);
+  if (!(intervalSeconds >= 0.05 && intervalSeconds <= 3600))
+    throw new UsageError(`invalid value for intervalSeconds: '${intervalSeconds} s' (expected 50ms to 1h)`);
   const host = readHostLimits();
   const snapshot = () => {
     try {

@@ -4,6 +4,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../../src/index.js';
 import { analyze } from '../../src/observe/analyze.js';
 import {
   dumpSockets,
@@ -175,5 +176,18 @@ test('dumpSockets: a listener appears with its port, family and state', async ()
     assert.equal(none.length, 0, 'the state mask is applied by the kernel');
   } finally {
     server.close();
+  }
+});
+
+test('watchSockets checks its interval: a UsageError naming intervalSeconds, before any dump', async () => {
+  for (const bad of [0.01, 3601, Number.NaN]) {
+    await assert.rejects(
+      watchSockets({}, bad, 1).next(),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.option === 'intervalSeconds' &&
+        /\(expected 50ms to 1h\)/.test(err.message),
+      String(bad),
+    );
   }
 });
