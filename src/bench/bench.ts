@@ -68,16 +68,21 @@ export function scenarioParams(
   return scenario.params(optionValues(specs, given)) as Record<string, unknown>;
 }
 
+/** Runs of each point, 1 to 1000: a number, or a string such as the CLI's `--repeat 3` (runBench, runSuite). */
+export function parseRepeat(value: number | string): number {
+  const repeat = typeof value === 'number' ? value : parseCount(value, 'repeat', 1, 1000);
+  if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 1000))
+    throw new UsageError(`invalid value for repeat: '${repeat}' (expected 1 to 1000)`);
+  return repeat;
+}
+
 /** Checks everything but the placement, in the order the CLI always has (exit 2 before anything starts). */
 export async function prepareBench(
   scenario: Scenario | string,
   opts: BenchOptions = {},
 ): Promise<PreparedBench> {
   const s = typeof scenario === 'string' ? await loadScenario(scenario) : scenario;
-  const repeat =
-    typeof opts.repeat === 'number' ? opts.repeat : parseCount(String(opts.repeat ?? 3), 'repeat', 1, 1000);
-  if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 1000))
-    throw new UsageError(`invalid value for repeat: '${repeat}' (expected 1 to 1000)`);
+  const repeat = parseRepeat(opts.repeat ?? 3);
   const expects = (opts.expect ?? []).map(parseExpect);
   const params = scenarioParams(s, opts.options);
   const timeoutSeconds =

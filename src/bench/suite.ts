@@ -4,7 +4,7 @@
 // the reason.
 import { EnvironmentError, UsageError } from '../policy/units.js';
 import { which } from '../sys/process.js';
-import { measure, scenarioParams } from './bench.js';
+import { measure, parseRepeat, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
 import { type Placement, resolvePlacement } from './placement.js';
 import { loadScenario, scenarioNames } from './registry.js';
@@ -57,8 +57,8 @@ export function skipReason(
 
 export interface SuiteOptions {
   full?: boolean;
-  /** Repeats of every entry, instead of each entry's own. */
-  repeat?: number;
+  /** Repeats of every entry (1 to 1000, a number or a string such as '3'), instead of each entry's own. */
+  repeat?: number | string;
   /** Allow entries that change host settings (restored afterwards). */
   yes?: boolean;
   /** Entry ids to run (default all). */
@@ -96,6 +96,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       throw new UsageError(`invalid value for only: '${id}' (known: ${all.map((e) => e.id).join(', ')})`);
     }
   }
+  const repeatAll = opts.repeat === undefined ? undefined : parseRepeat(opts.repeat);
   const entries = opts.only?.length ? all.filter((e) => opts.only?.includes(e.id)) : all;
   const full = opts.full ?? false;
   const rows: ResultRow[] = [];
@@ -124,7 +125,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       skip(e, firstLine(err.message));
       continue;
     }
-    plan.push({ e, scenario, params, repeat: opts.repeat ?? (full ? e.repeat.full : e.repeat.quick) });
+    plan.push({ e, scenario, params, repeat: repeatAll ?? (full ? e.repeat.full : e.repeat.quick) });
   }
   const total = plan.reduce((n, p) => n + p.scenario.points(p.params).length * p.repeat, 0);
   let done = 0;

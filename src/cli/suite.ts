@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import {
   checkResults,
-  parseCount,
   parseList,
   renderHtml,
   renderJson,
@@ -51,7 +50,6 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
       const only = opts.only !== undefined ? parseList(opts.only, '--only', (v) => v) : undefined;
       const problem = outputFileProblem(opts.out, '--out') ?? outputFileProblem(opts.html, '--html');
       if (problem) throw new UsageError(problem);
-      const repeat = opts.repeat === undefined ? undefined : parseCount(opts.repeat, '--repeat', 1, 1000);
       const progress = progressReporter();
       const say = (line: string) => {
         progress.stop();
@@ -63,7 +61,7 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
           full: opts.full,
           yes: opts.yes,
           only,
-          repeat,
+          repeat: opts.repeat,
           onEntry: (e, event, reason) => {
             if (event !== 'start')
               say(`sockbuf: ${event === 'skip' ? 'skipped' : 'failed'} ${e.id}: ${reason}`);

@@ -5,6 +5,7 @@ import { checkResults, num } from '../../src/bench/report/results.js';
 import { type Seed, suiteExitCode } from '../../src/bench/seeds/index.js';
 import { judge } from '../../src/bench/seeds/seed.js';
 import { entryCommand, runSuite, SUITE, type SuiteEntry, skipReason } from '../../src/bench/suite.js';
+import { UsageError } from '../../src/index.js';
 import { EnvironmentError } from '../../src/policy/units.js';
 
 const PAIR = fileURLToPath(new URL('../fixtures/bench/pair-scenario.mjs', import.meta.url));
@@ -149,4 +150,14 @@ test('a seed that falls short of its criterion fails the suite (exit 1); skipped
     ['reproduced', 'skipped'],
   );
   assert.equal(suiteExitCode(holds), 0);
+});
+
+test('runSuite checks repeat before anything runs: 1 to 1000, a UsageError naming repeat', async () => {
+  for (const repeat of [0, 1.5, 1001, 'x', '0']) {
+    await assert.rejects(
+      runSuite({ repeat, entries: [] }),
+      (err: unknown) => err instanceof UsageError && err.option === 'repeat',
+      String(repeat),
+    );
+  }
 });

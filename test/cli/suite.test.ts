@@ -17,6 +17,12 @@ test('bench --only with an unknown entry: exit 2 naming the option, the value an
   assert.equal(r.status, 2);
   assert.match(
     r.stderr,
-    /invalid value for --only: 'nope' \(known: tcp, tcp-lab, sysctl-sweep, ping, ping-lab, drain, streamer, udp, udp-max, gso\)/,
+    /invalid value for --only: 'nope' \(known: tcp, tcp-lab, sysctl-sweep, ping, ping-lab, drain, streamer, udp, udp-netcat, udp-max, gso\)/,
   );
+});
+
+test('bench --repeat 0 (the quick suite): runSuite refuses it, the CLI says --repeat (exit 2)', () => {
+  const r = sockbuf('bench', '--repeat', '0');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /invalid value for --repeat: '0' \(expected/);
 });
