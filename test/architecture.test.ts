@@ -105,6 +105,16 @@ export function cliPastIndex(files: SourceFile[]): string[] {
     .flatMap((f) => f.imports.filter((s) => !ok(s)).map((s) => `${f.path} imports ${s}`));
 }
 
+/** Files of the folders below bench in DESIGN's layer list that import from src/bench. */
+export function belowBench(files: SourceFile[]): string[] {
+  const lower = ['ends/', 'serve/', 'lab/', 'tcp/', 'udp/', 'observe/', 'doctor/', 'policy/', 'sys/'];
+  return files
+    .filter((f) => lower.some((d) => f.path.startsWith(d)))
+    .flatMap((f) =>
+      f.imports.filter((s) => isLocal(s) && s.startsWith('bench/')).map((s) => `${f.path} imports ${s}`),
+    );
+}
+
 export function longFiles(files: SourceFile[], max = MAX_LINES): string[] {
   return files.filter((f) => f.lines > max).map((f) => `${f.path} (${f.lines} lines)`);
 }
@@ -118,6 +128,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   ],
   'commander only under src/cli': (fs) => importsOutside(fs, 'commander', (p) => p.startsWith('cli/')),
   'src/cli reaches the library only through src/index.ts': cliPastIndex,
+  'the folders below src/bench do not import it': belowBench,
   [`no file in src/ over ${MAX_LINES} lines`]: longFiles,
 };
 
@@ -141,6 +152,7 @@ const BROKEN: Record<string, SourceFile[]> = {
   'node:child_process only in src/sys/process.ts': [file('bench/runner.ts', ['node:child_process'])],
   'commander only under src/cli': [file('bench/suite.ts', ['commander'])],
   'src/cli reaches the library only through src/index.ts': [file('cli/bench.ts', ['bench/runner.ts'])],
+  'the folders below src/bench do not import it': [file('doctor/diagnose.ts', ['bench/report/results.ts'])],
   [`no file in src/ over ${MAX_LINES} lines`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
 };
 

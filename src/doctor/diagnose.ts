@@ -2,7 +2,6 @@
 // Reads the host, judges it against the targets, and says it three ways: the table `sockbuf doctor`
 // prints (d.text()), the sockbuf.v1 document of `--json` (d.document()) and an /etc/sysctl.d file
 // (d.sysctlConf()). Never writes a sysctl.
-import { SCHEMA } from '../bench/report/results.js';
 import { hostInfo } from '../observe/proc.js';
 import { formatTable } from '../policy/table.js';
 import {
@@ -14,7 +13,7 @@ import {
   parseSize,
   UsageError,
 } from '../policy/units.js';
-import { VERSION } from '../sys/package.js';
+import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from './rules.js';
 

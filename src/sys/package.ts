@@ -28,3 +28,6 @@ export function sockbufEntry(): string {
 /** sockbuf's version, from package.json (two levels up from both src/sys and dist/sys). */
 export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
   .version;
+
+/** The schema every sockbuf document (bench results, doctor --json) names: docs/results-schema.json. */
+export const SCHEMA = 'sockbuf.v1';

@@ -7,8 +7,9 @@ import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import type { HostInfo } from '../../observe/proc.js';
 import { parseBoundedJson } from '../../policy/json.js';
 import { UsageError } from '../../policy/units.js';
+import { SCHEMA } from '../../sys/package.js';
 
-export const SCHEMA = 'sockbuf.v1';
+export { SCHEMA };
 
 /** A result row as the report reads it: flat (see flattenRow). */
 export interface ResultRow {
