@@ -21,6 +21,8 @@ const { values } = parseArgs({
     fractions: { type: 'string', default: '0.8' },
     port: { type: 'string', default: '47310' },
     only: { type: 'string', default: 'mmsg,gso' },
+    // extra `sink udp` options for the GRO runs, e.g. --sink-args='--rcvbuf 32MiB'
+    'sink-args': { type: 'string', default: '' },
   },
 });
 const seconds = Number(values.seconds);
@@ -118,7 +120,7 @@ try {
       const rate = Math.round(f * R);
       const o = await pair(
         `sink udp (GRO) <- blast udp --gso on --rate ${rate} (${f} × C pair)`,
-        () => sink([]),
+        () => sink(values['sink-args'].split(' ').filter(Boolean)),
         (l) => l.event === 'ready',
         () =>
           run(0, process.execPath, [

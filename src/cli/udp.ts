@@ -63,7 +63,10 @@ export function registerSinkUdp(sink: Command): void {
       'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
     )
     .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
-    .option('--rcvbuf <size>', 'receive buffer target as getsockopt reports it', '8MiB')
+    .option(
+      '--rcvbuf <size>',
+      'receive buffer target as getsockopt reports it (default 8MiB; 64MiB with GRO)',
+    )
     .addOption(
       new Option(
         '--on-full <mode>',
@@ -98,7 +101,7 @@ export function registerSinkUdp(sink: Command): void {
           batch: parseCount(o.batch, '--batch', 1, 1024),
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
           coalesce: ms(o.coalesce, '--coalesce'),
-          rcvbuf: parseSize(o.rcvbuf, '--rcvbuf'),
+          rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),
           onFull: o.onFull,
           gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
           duration,
