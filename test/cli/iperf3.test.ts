@@ -274,3 +274,9 @@ test('sink tcp --iperf3: UDP and --bidir get SERVER_ERROR with a message; a seco
     sink.kill();
   }
 });
+
+test('blast tcp --iperf3 --size past iperf3 -l: runIperf3Blast refuses it, the CLI says --size (exit 2)', async () => {
+  const r = sockbuf(['blast', 'tcp', '--iperf3', '--to', '127.0.0.1:1', '--size', '2M']);
+  assert.equal((await r.exit).code, 2, r.stderr());
+  assert.match(r.stderr(), /invalid value for --size: '2097152' \(expected 1 B to 1M, as iperf3 -l\)/);
+});

@@ -4,7 +4,7 @@
 // from TCP_INFO the rwnd-limited and sndbuf-limited share, cwnd, RTT, window scale and whether the
 // buffer was pinned.
 import type { BufferSize } from '../../policy/buffers.js';
-import { EnvironmentError } from '../../policy/units.js';
+import { EnvironmentError, UsageError } from '../../policy/units.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
 import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
@@ -39,6 +39,9 @@ export interface Iperf3BlastOptions {
   answerSeconds?: number;
 }
 
+/** The largest write iperf3 itself allows for TCP (MAX_BLOCKSIZE, its -l). */
+const IPERF3_MAX_LEN = 1024 * 1024;
+
 /** How long the server has to answer the cookie. */
 const FIRST_ANSWER_SECONDS = 10;
 /** How long this end waits for the data connections to close after the test. */
@@ -68,6 +71,8 @@ interface Stream {
 
 /** Runs one test; resolves with this end's figures and the server's. */
 export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+  if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
+    throw new UsageError(`invalid value for size: '${opts.size}' (expected 1 B to 1M, as iperf3 -l)`);
   const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const cookie = makeCookie();
   const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;

@@ -11,6 +11,7 @@ import {
   IEUNIMP,
   State,
 } from '../../../src/ends/iperf3/protocol.js';
+import { UsageError } from '../../../src/index.js';
 import { EnvironmentError } from '../../../src/policy/units.js';
 
 /** A server that answers the first cookie with `answer` (nothing when undefined); the cookies it read. */
@@ -61,5 +62,20 @@ test('a busy server (ACCESS_DENIED), a refusal (SERVER_ERROR) and silence are en
     } finally {
       srv.close();
     }
+  }
+});
+
+test('runIperf3Blast: a write size past iperf3 -l (1 B to 1M) is a UsageError naming size, before any connect', async () => {
+  for (const size of [0, 1024 * 1024 + 1, 1.5]) {
+    await assert.rejects(
+      // port 1: nothing listens, so only the check can answer first
+      runIperf3Blast(
+        { host: '127.0.0.1', port: 1, seconds: 1, parallel: 1, size, reverse: false, intervalSeconds: 1 },
+        () => {},
+      ),
+      (err: unknown) =>
+        err instanceof UsageError && err.option === 'size' && /as iperf3 -l/.test(err.message),
+      String(size),
+    );
   }
 });
