@@ -34,7 +34,7 @@ export function register(program: Command): void {
       const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
       const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
       const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
-      const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 1, 4096);
+      const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 0);
       const token = typeof o.token === 'string' ? o.token : undefined;
       const json = o.json === true;
       const log = (line: string) => {

@@ -84,6 +84,11 @@ function checkOptions(opts: ServeOptions): void {
   }
   if (!(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 1))
     throw new UsageError(`invalid value for maxBytes: '${opts.maxBytes}' (expected at least 1 byte)`);
+  const perClient = opts.maxPerClient;
+  if (perClient !== undefined && !(Number.isInteger(perClient) && perClient >= 1 && perClient <= 4096))
+    throw new UsageError(
+      `invalid value for maxPerClient: '${perClient}' (expected a whole number from 1 to 4096)`,
+    );
   if (opts.token !== undefined && !(typeof opts.token === 'string' && opts.token.length > 0))
     throw new UsageError(`invalid value for token: '${opts.token}' (expected a token)`);
 }

@@ -28,6 +28,7 @@ test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
     ['--max-bytes', '0'],
     ['--max-per-client', '0'],
     ['--max-per-client', 'x'],
+    ['--max-per-client', '4097'],
   ]) {
     const z = sockbuf('serve', opt, value, '--listen', '127.0.0.1:0');
     assert.equal(z.status, 2, `${opt} ${value}: ${z.stderr}`);

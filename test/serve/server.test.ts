@@ -376,6 +376,8 @@ test('startServer checks its own limits: a UsageError naming each, before it lis
     [{ idleSeconds: Number.NaN }, 'idleSeconds', /idleSeconds: 'NaN s'/],
     [{ maxBytes: 0 }, 'maxBytes', /maxBytes: '0' \(expected at least 1 byte\)/],
     [{ token: '' }, 'token', /token: '' \(expected a token\)/],
+    [{ maxPerClient: 0 }, 'maxPerClient', /maxPerClient: '0' \(expected a whole number from 1 to 4096\)/],
+    [{ maxPerClient: 4097 }, 'maxPerClient', /'4097'/],
   ];
   for (const [o, option, message] of bad) {
     await assert.rejects(
