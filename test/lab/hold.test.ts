@@ -79,6 +79,8 @@ for (const cmd of UNDER_LAB) {
     skip,
     timeout: 120_000,
   }, async () => {
+    // namespaces already there are not this lab's, even when a dead lab's pid comes round again
+    const before = new Set(existsSync('/run/netns') ? readdirSync('/run/netns') : []);
     const lab = sockbuf(['lab', '--rtt', '1ms', '--no-measure', '--', ...cmd.args]);
     let stderr = '';
     lab.stderr?.on('data', (d) => {
@@ -91,7 +93,7 @@ for (const cmd of UNDER_LAB) {
         spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.trim();
       await until(
         `${cmd.name} running in the lab (stderr: ${stderr})`,
-        () => netnsOf(pid).filter((n) => inNetns(n) !== '').length === cmd.hosts,
+        () => netnsOf(pid).filter((n) => !before.has(n) && inNetns(n) !== '').length === cmd.hosts,
         60_000,
       );
       const below = descendants(pid);
