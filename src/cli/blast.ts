@@ -48,7 +48,7 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const parallel = parseCount(String(o.parallel), '--parallel', 1, 128);
+      const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const result = await runTcpBlast(

@@ -34,7 +34,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
       seconds,
       size,
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
-      parallel: parseCount(String(o.parallel), '--parallel', 1, 128),
+      parallel: parseCount(String(o.parallel), '--parallel', 0),
       reverse: Boolean(o.reverse),
       intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
     },

@@ -181,11 +181,18 @@ export async function openStreams(
   return conns;
 }
 
+/** Streams of one blast (tcp, or against iperf3 -s): a whole number from 1 to 128. */
+export function checkParallel(parallel: number): void {
+  if (!(Number.isInteger(parallel) && parallel >= 1 && parallel <= 128))
+    throw new UsageError(`invalid value for parallel: '${parallel}' (expected a whole number from 1 to 128)`);
+}
+
 export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
     throw new UsageError(
       `invalid value for size: '${opts.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
     );
+  checkParallel(opts.parallel);
   if (opts.bytes !== undefined && opts.seconds !== undefined)
     throw new UsageError('invalid value for bytes: give bytes or seconds, not both');
   // raw zeros carry no hello, so the sink cannot be told to send

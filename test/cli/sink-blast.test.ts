@@ -143,6 +143,12 @@ test('bad input: --reader banana and max below min exit 2 naming the value; a po
   const rawReverse = sockbuf(['blast', 'tcp', '--to', `127.0.0.1:${port}`, '--raw', '--reverse']);
   assert.equal(await rawReverse.exited, 2);
   assert.match(rawReverse.stderr(), /--raw and --reverse cannot be combined/);
+  const many = sockbuf(['blast', 'tcp', '--to', `127.0.0.1:${port}`, '--parallel', '129']);
+  assert.equal(await many.exited, 2);
+  assert.match(
+    many.stderr(),
+    /invalid value for --parallel: '129' \(expected a whole number from 1 to 128\)/,
+  );
 });
 
 async function peer(port: number): Promise<net.Socket> {

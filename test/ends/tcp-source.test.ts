@@ -25,3 +25,13 @@ test('runTcpBlast: raw with reverse is a UsageError naming raw', async () => {
       /raw and reverse cannot be combined/.test(err.message),
   );
 });
+
+test('runTcpBlast: parallel outside 1 to 128 is a UsageError naming parallel', async () => {
+  for (const parallel of [0, 129, 1.5]) {
+    await assert.rejects(
+      runTcpBlast({ ...base, parallel }, () => {}),
+      (err: unknown) => err instanceof UsageError && err.option === 'parallel',
+      String(parallel),
+    );
+  }
+});

@@ -7,7 +7,7 @@ import type { BufferSize } from '../../policy/buffers.js';
 import { EnvironmentError, UsageError } from '../../policy/units.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
-import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
+import { checkParallel, type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
@@ -73,6 +73,7 @@ interface Stream {
 export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
   if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
     throw new UsageError(`invalid value for size: '${opts.size}' (expected 1 B to 1M, as iperf3 -l)`);
+  checkParallel(opts.parallel);
   const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const cookie = makeCookie();
   const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;

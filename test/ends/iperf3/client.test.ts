@@ -79,3 +79,21 @@ test('runIperf3Blast: a write size past iperf3 -l (1 B to 1M) is a UsageError na
     );
   }
 });
+
+test('runIperf3Blast: parallel outside 1 to 128 is a UsageError naming parallel, before any connect', async () => {
+  await assert.rejects(
+    runIperf3Blast(
+      {
+        host: '127.0.0.1',
+        port: 1,
+        seconds: 1,
+        parallel: 129,
+        size: 1000,
+        reverse: false,
+        intervalSeconds: 1,
+      },
+      () => {},
+    ),
+    (err: unknown) => err instanceof UsageError && err.option === 'parallel',
+  );
+});
