@@ -170,8 +170,8 @@ export function registerBlastUdp(blast: Command): void {
         to,
         size,
         rate: o.rate,
-        flows: parseCount(o.flows, '--flows', 1, 1024),
-        batch: parseCount(o.batch, '--batch', 1, 1024),
+        flows: parseCount(o.flows, '--flows', 0),
+        batch: parseCount(o.batch, '--batch', 0),
         sndbuf: o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, '--sndbuf'),
         gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
       });

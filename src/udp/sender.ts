@@ -85,10 +85,12 @@ export class UdpSender {
     this.rate = parseSendRate(o.rate ?? 'max', this.size);
     const flows = o.flows ?? 1;
     if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
-      throw new UsageError(`invalid value for flows: '${flows}' (expected 1 to 1024)`);
+      throw new UsageError(`invalid value for flows: '${flows}' (expected a whole number from 1 to 1024)`);
     this.batch = o.batch ?? 32;
     if (!Number.isInteger(this.batch) || this.batch < 1 || this.batch > 1024)
-      throw new UsageError(`invalid value for batch: '${this.batch}' (expected 1 to 1024)`);
+      throw new UsageError(
+        `invalid value for batch: '${this.batch}' (expected a whole number from 1 to 1024)`,
+      );
     this.gso = gsoAvailable(o.gso ?? false);
     if (o.gso === true || o.gso === 'auto') {
       if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';

@@ -30,6 +30,11 @@ const CASES: [string[], RegExp][] = [
   [['bench', 'idle', '--burst', '0'], /--burst: '0'/],
   [['doctor', '--udp-rcvbuf', '0'], /--udp-rcvbuf: '0'/],
   [['lab', 'down', '--id', 'bogus'], /--id: 'bogus'/],
+  [
+    ['blast', 'udp', '--to', '127.0.0.1:9', '--flows', '2000'],
+    /--flows: '2000' \(expected a whole number from 1 to 1024\)/,
+  ],
+  [['blast', 'udp', '--to', '127.0.0.1:9', '--batch', '0'], /--batch: '0' \(expected a whole number from 1/],
 ];
 
 for (const [args, message] of CASES) {

@@ -23,6 +23,19 @@ test('--rate: max, datagrams per second, or a payload bit rate', () => {
 test('bad sizes and counts are usage errors naming the option', () => {
   assert.throws(() => createUdpSender({ to: '127.0.0.1:9', size: 70000 }), /size: '70000'/);
   assert.throws(() => createUdpSender({ to: '127.0.0.1:9', flows: 0 }), /flows: '0'/);
+  // the ranges are checked here, once: blast udp only parses whole numbers
+  for (const [o, option] of [
+    [{ flows: 1025 }, 'flows'],
+    [{ batch: 0 }, 'batch'],
+    [{ batch: 1025 }, 'batch'],
+  ] as const)
+    assert.throws(
+      () => createUdpSender({ to: '127.0.0.1:9', ...o }),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.option === option &&
+        /\(expected a whole number from 1 to 1024\)/.test(err.message),
+    );
   assert.throws(() => createUdpSender({ to: 'no where:9' }), /to: 'no where:9'/);
 });
 
