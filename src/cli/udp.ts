@@ -97,8 +97,8 @@ export function registerSinkUdp(sink: Command): void {
         {
           listen,
           receiver: o.receiver,
-          sockets: parseCount(o.sockets, '--sockets', 1, 64),
-          batch: parseCount(o.batch, '--batch', 1, 1024),
+          sockets: parseCount(o.sockets, '--sockets', 0),
+          batch: parseCount(o.batch, '--batch', 0),
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
           coalesce: ms(o.coalesce, '--coalesce'),
           rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),

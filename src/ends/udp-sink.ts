@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
+import { checkRange } from '../udp/receiver-options.js';
 import { createUdpSender } from '../udp/sender.js';
 import { type SequenceReport, SequenceTracker } from './udp-tracker.js';
 
@@ -206,6 +207,11 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   const idleMs = ms(o.idle, 'idle');
   const warmUpMs = ms(o.warmUp, 'warmUp') ?? WARM_UP_SECONDS * 1000;
   const every = ms(o.interval, 'interval') ?? 1000;
+  // the batch receiver checks these itself; node:dgram ignores them, yet they must still make sense
+  if (o.receiver === 'dgram') {
+    checkRange('sockets', o.sockets ?? 1, 1, 64);
+    checkRange('batch', o.batch ?? 64, 1, 1024);
+  }
   const real = new SequenceTracker();
   // the warm-up's datagrams go to a tracker that is thrown away
   let tracker = warmUpMs === 0 ? real : new SequenceTracker();

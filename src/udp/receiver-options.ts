@@ -48,7 +48,8 @@ export const GRO_RCVBUF = 64 * 1024 * 1024;
 const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
   v === undefined ? def : parseSize(v, name);
 
-function checkRange(name: string, v: number, min: number, max: number): number {
+/** A whole number from min to max, or a UsageError naming `name` (also runUdpSink's, for the dgram receiver). */
+export function checkRange(name: string, v: number, min: number, max: number): number {
   if (!Number.isInteger(v) || v < min || v > max)
     throw new UsageError(`invalid value for ${name}: '${v}' (expected a whole number from ${min} to ${max})`);
   return v;

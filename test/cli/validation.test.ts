@@ -35,6 +35,15 @@ const CASES: [string[], RegExp][] = [
     /--flows: '2000' \(expected a whole number from 1 to 1024\)/,
   ],
   [['blast', 'udp', '--to', '127.0.0.1:9', '--batch', '0'], /--batch: '0' \(expected a whole number from 1/],
+  // createUdpReceiver checks these for the batch receiver, runUdpSink for node:dgram
+  [
+    ['sink', 'udp', '--listen', '127.0.0.1:0', '--sockets', '65'],
+    /--sockets: '65' \(expected a whole number from 1 to 64\)/,
+  ],
+  [
+    ['sink', 'udp', '--listen', '127.0.0.1:0', '--receiver', 'dgram', '--batch', '0'],
+    /--batch: '0' \(expected a whole number from 1 to 1024\)/,
+  ],
 ];
 
 for (const [args, message] of CASES) {

@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runUdpSink } from '../../src/ends/udp-sink.js';
+import { UsageError } from '../../src/index.js';
 import { createUdpSender } from '../../src/udp/sender.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -177,5 +178,23 @@ test("the warm-up never outruns the receiver: it adds nothing to the host's Udp 
     assert.equal(out.trim(), '0');
   } finally {
     execFileSync('ip', ['netns', 'del', ns]);
+  }
+});
+
+test('runUdpSink: sockets and batch out of range are UsageErrors naming them, for either receiver', async () => {
+  for (const receiver of ['batch', 'dgram'] as const) {
+    for (const [o, option] of [
+      [{ sockets: 65 }, 'sockets'],
+      [{ batch: 0 }, 'batch'],
+    ] as const) {
+      await assert.rejects(
+        runUdpSink({ listen: '127.0.0.1:0', receiver, warmUp: 0, ...o }),
+        (err: unknown) =>
+          err instanceof UsageError &&
+          err.option === option &&
+          /expected a whole number from 1/.test(err.message),
+        `${receiver} ${JSON.stringify(o)}`,
+      );
+    }
   }
 });
