@@ -4,6 +4,9 @@
 import type net from 'node:net';
 import { WRITE_BYTES } from '../tcp-source.js';
 
+/** Writes in one event-loop turn before the sender lets other I/O (the control connection) run. */
+const WRITES_PER_TURN = 16;
+
 /** Shared by a test's streams: `stop` ends every sender at its next write; `left` caps the bytes (-n). */
 export interface BlockLimit {
   stop: boolean;
@@ -20,7 +23,10 @@ export function sendBlocks(
   const chunk = Buffer.alloc(len * Math.max(1, Math.floor(WRITE_BYTES / len)));
   return new Promise((resolve) => {
     const write = () => {
-      while (!limit.stop && limit.left > 0 && !socket.destroyed) {
+      // A fast reader keeps write() returning true, and a loop that never yields would hold off the
+      // control connection's TEST_END (the sink then sent ~100 ms past the test on loopback)
+      for (let n = 0; n < WRITES_PER_TURN; n++) {
+        if (limit.stop || limit.left <= 0 || socket.destroyed) return resolve();
         limit.left -= chunk.length;
         progress.bytes += chunk.length;
         if (!socket.write(chunk)) {
@@ -28,7 +34,7 @@ export function sendBlocks(
           return;
         }
       }
-      resolve();
+      setImmediate(write);
     };
     socket.once('close', () => resolve());
     write();
