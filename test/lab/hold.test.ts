@@ -93,7 +93,10 @@ for (const cmd of UNDER_LAB) {
         spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.trim();
       await until(
         `${cmd.name} running in the lab (stderr: ${stderr})`,
-        () => netnsOf(pid).filter((n) => !before.has(n) && inNetns(n) !== '').length === cmd.hosts,
+        // and its children started (from dist the lab is up in ~200 ms, before it spawned the command)
+        () =>
+          netnsOf(pid).filter((n) => !before.has(n) && inNetns(n) !== '').length === cmd.hosts &&
+          descendants(pid).length >= cmd.below,
         60_000,
       );
       const below = descendants(pid);
