@@ -105,12 +105,20 @@ function blast(port: number, duration: string): Promise<{ sent: number }> {
 
 for (const onFull of ['wait', 'drop'] as const) {
   test(`sink udp at ≥ 3× what it takes (onFull: ${onFull}): sent = received + kernel + userspace drops + truncated, exactly (trailers on both sides)`, async () => {
-    // the consumer (this thread) gets 2 ms in every 20: the reader fills a tiny ring, then waits
-    // (kernel drops) or drops (userspace drops)
-    const busy = setInterval(() => {
-      const end = performance.now() + 18;
-      while (performance.now() < end);
-    }, 20);
+    // From the first datagram on, the consumer (this thread) stalls 90 ms in every 100 for 900 ms of
+    // blast's 1 s: the reader fills a tiny ring, then waits (kernel drops) or drops (userspace drops).
+    // It is free again before blast's trailers (the 3 copies are 20 ms apart at the end): a stall
+    // over them all leaves the sink no count to check. Stalls this long overload the sink whatever
+    // the scheduler does with three busy threads on two cores; 2 ms slices gave 2× to 16×.
+    let busy: ReturnType<typeof setInterval> | undefined;
+    const stall = () => {
+      const until = performance.now() + 900;
+      busy = setInterval(() => {
+        const end = Math.min(performance.now() + 90, until);
+        while (performance.now() < end);
+        if (end >= until) clearInterval(busy);
+      }, 100);
+    };
     let sending: Promise<{ sent: number }> = Promise.resolve({ sent: 0 });
     try {
       const r = await runUdpSink(
@@ -122,16 +130,19 @@ for (const onFull of ['wait', 'drop'] as const) {
           batch: 8,
           rcvbuf: '256K',
           warmUp: 0,
+          interval: 50,
           idle: 1000,
         },
         {
           onReady: (info) => {
             sending = blast(info.port, '1s');
           },
+          onInterval: (p) => {
+            if (!busy && p.received + p.kernelDrops + p.userspaceDrops > 0) stall();
+          },
         },
       );
       const b = await sending;
-      clearInterval(busy);
       const drops = r.kernelDrops + r.userspaceDrops;
       assert.equal(r.sent, b.sent, JSON.stringify(r));
       assert.ok(drops >= 2 * (r.received + r.trailers.received), `overload ≥ 3×: ${JSON.stringify(r)}`);
