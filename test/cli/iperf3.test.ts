@@ -200,10 +200,6 @@ for (const [name, extra, exact] of [
   test(`iperf3 -c ${name} → sink tcp --iperf3: the client exits 0 with -J, counts agree`, {
     ...T,
     skip: NO_IPERF3,
-    // Known flaky on a quiet host (issue 15 stays open for it): now and then iperf3 3.12's -R client
-    // never sends TEST_END and the sink gives up after its grace time (the client then reports a broken
-    // control connection). Runs and reports every time, but does not fail npm test until fixed.
-    todo: extra.includes('-R') ? 'iperf3 -c -R: the client sometimes never sends TEST_END' : undefined,
   }, async () => {
     const { sink, port } = await iperf3Sink(['--once']);
     const client = iperf3(['-c', '127.0.0.1', '-p', String(port), '-J', ...extra]);

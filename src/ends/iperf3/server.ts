@@ -196,10 +196,14 @@ export class Iperf3Sink {
             : `state ${s} where TEST_END was expected`,
         );
       const seconds = (performance.now() - started) / 1000;
-      // Reverse: EXCHANGE_RESULTS goes at once, as iperf3's server sends it. The client reads on only
-      // until it sees it, with blocking whole-block reads (Nread): waiting for it to drain every byte
-      // first would leave it blocked on a block that never completes. What was in flight is counted
-      // sent here and not received there (as between two iperf3s: ~1 % of a 1 s test on loopback).
+      // Reverse: the streams end here (FIN after what is queued), and EXCHANGE_RESULTS goes at once,
+      // as iperf3's server closes its streams and sends it. At TEST_END the client turns its sockets
+      // blocking and reads whole blocks (Nread) until it sees EXCHANGE_RESULTS; its earlier
+      // non-blocking reads were partial, so a block of its own can straddle the end of the stream and
+      // only the FIN lets that read return (without it: blocked until the sink gave up, then "unable
+      // to send control message"). What was in flight is counted sent here and not received there (as
+      // between two iperf3s: ~1 % of a 1 s test on loopback).
+      if (p.reverse) for (const d of t.data) d.conn.socket.end();
       // a reset after the end (a client that closes with bytes unread) is not the test's error
       const errors = t.data.map((d) => d.conn.error?.message);
       const cpu = cpuUtil(process.cpuUsage(cpu0), seconds);
