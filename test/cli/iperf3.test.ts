@@ -188,15 +188,14 @@ async function iperf3Sink(extra: string[] = []) {
   return { sink, port: Number(ready.port) };
 }
 
-for (const [name, extra, exact] of [
-  ['one stream', ['-t', '1'], true],
-  ['-P 2', ['-t', '1', '-P', '2'], true],
-  // -w bounds what is in flight when the client stops reading (see below): within 1 %
-  ['-R -w 128K', ['-t', '2', '-R', '-w', '128K'], true],
-  // autotuned -R: what was in flight when the client read EXCHANGE_RESULTS is sent but never read, as
-  // between two iperf3s (0.8 % at 1 s measured on this machine); a loaded host makes it more
-  ['-R -P 2', ['-t', '1', '-R', '-P', '2'], false],
-] as [string, string[], boolean][]) {
+// -R: what is in flight when the client reads EXCHANGE_RESULTS is counted sent and never read, as
+// between two iperf3s: 0.002–0.16 % of a 1 s test here (-R -P 2, beside a full CI run)
+for (const [name, extra] of [
+  ['one stream', ['-t', '1']],
+  ['-P 2', ['-t', '1', '-P', '2']],
+  ['-R -w 128K', ['-t', '2', '-R', '-w', '128K']],
+  ['-R -P 2', ['-t', '1', '-R', '-P', '2']],
+] as [string, string[]][]) {
   test(`iperf3 -c ${name} → sink tcp --iperf3: the client exits 0 with -J, counts agree`, {
     ...T,
     skip: NO_IPERF3,
@@ -223,8 +222,7 @@ for (const [name, extra, exact] of [
       assert.equal(Number(reverse ? test.sentBytes : test.bytes), own);
       // iperf3 -c's sum_sent against the sink's own count (forward); -R: the sink sent, the client received
       if (!reverse) within1pct(doc.end.sum_sent.bytes, own, 'iperf3 sum_sent vs sink received');
-      else if (exact) within1pct(doc.end.sum_received.bytes, own, 'sink sent vs iperf3 sum_received');
-      else assert.ok(doc.end.sum_received.bytes > 0.9 * own, `${doc.end.sum_received.bytes} vs ${own}`);
+      else within1pct(doc.end.sum_received.bytes, own, 'sink sent vs iperf3 sum_received');
       // the sink's side: its reader and its buffers, and whether -w pinned them
       for (const l of conns) {
         assert.equal(typeof (l.reader as Record<string, unknown>).reads, 'number');
