@@ -12,6 +12,7 @@ import {
   PLACEMENT_NAMES,
   type PlacementName,
   placementOptions,
+  ResolveError,
   renderHtml,
   renderJson,
   renderTable,
@@ -21,6 +22,7 @@ import {
   UsageError,
 } from '../index.js';
 import { outputFileProblem } from './lines.js';
+import { resolveMessage } from './names.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 
@@ -120,7 +122,13 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
     if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
   });
-  await cmd.parseAsync(argv, { from: 'user' });
+  try {
+    await cmd.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    // a scenario's own command: the program's handler does not see its options (--remote)
+    if (err instanceof ResolveError) err.message = resolveMessage(cmd, err);
+    throw err;
+  }
 }
 
 export function register(program: Command): void {

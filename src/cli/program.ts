@@ -8,6 +8,7 @@ import { register as registerDoctor } from './doctor.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
+import { resolveMessage } from './names.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
@@ -53,17 +54,4 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof CommanderError && done.includes(err.code)) return 0;
     throw err;
   }
-}
-
-/** A name that did not resolve, said with the option that carried it (`--to`, `--listen`, `--remote`). */
-function resolveMessage(command: Command, err: ResolveError): string {
-  const values = command.opts();
-  const option = command.options.find((o) => String(values[o.attributeName()] ?? '').includes(err.host));
-  if (option?.long)
-    return `cannot resolve ${option.long} '${values[option.attributeName()]}': no such host '${err.host}' (${err.code})`;
-  // an argument, such as remote's <server>
-  const i = command.processedArgs.findIndex((a) => String(a).includes(err.host));
-  const arg = command.registeredArguments[i];
-  if (!arg) return err.message;
-  return `cannot resolve <${arg.name()}> '${command.processedArgs[i]}': no such host '${err.host}' (${err.code})`;
 }

@@ -2,6 +2,7 @@
 // `sockbuf remote SERVER -- <receiver's command>` (remote-end.ts) started here in its place, and the
 // sending end runs here against the server's address. The runner itself never knows the difference.
 import { formatHostPort, type HostPort } from '../policy/address.js';
+import { resolveHost } from '../policy/resolve.js';
 import { UsageError } from '../policy/units.js';
 import type { SpawnSpec } from '../sys/process.js';
 import { parseServer } from './remote-end.js';
@@ -47,11 +48,15 @@ export const REMOTE_PLACEMENT = {
       description: 'the receiving end on a sockbuf serve host (token: SOCKBUF_TOKEN)',
     },
   ],
-  create: (o: Record<string, unknown>) => {
+  create: async (o: Record<string, unknown>) => {
     if (o.remote === undefined)
       throw new UsageError(
         '--placement remote needs the server: use --remote HOST[:PORT] (sockbuf serve there)',
       );
-    return remotePlacement(parseServer(String(o.remote)), process.env.SOCKBUF_TOKEN);
+    const server = parseServer(String(o.remote));
+    // a name that does not resolve stops the bench here (ResolveError, exit 3, said with --remote),
+    // not in the first run's far end; the ends resolve it again themselves
+    await resolveHost(server.host);
+    return remotePlacement(server, process.env.SOCKBUF_TOKEN);
   },
 };

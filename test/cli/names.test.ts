@@ -59,6 +59,11 @@ test('an unknown host name exits 3 naming the option and the name', { timeout: 6
   const remote = sockbuf(['remote', 'no-such-host.invalid', '--', 'sink', 'tcp']);
   assert.equal(await remote.exited, 3);
   assert.match(remote.stderr(), /<server> 'no-such-host\.invalid'/);
+  // a scenario's own option, before any end starts
+  const bench = sockbuf(['bench', 'drain', '--remote', 'no-such-host.invalid:5209']);
+  assert.equal(await bench.exited, 3);
+  assert.match(bench.stderr(), /^sockbuf: cannot resolve --remote 'no-such-host\.invalid:5209'/m);
+  assert.doesNotMatch(bench.stderr(), /receiver|run 1/);
   const bad = sockbuf(['blast', 'tcp', '--to', 'no such host:1']);
   assert.equal(await bad.exited, 2, 'not a name at all: bad usage');
   assert.match(bad.stderr(), /--to/);
