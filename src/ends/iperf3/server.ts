@@ -48,6 +48,8 @@ interface Data {
   buffers: TcpBufferReport;
   /** Reverse: bytes written. */
   sent: { bytes: number };
+  /** What the test's figures leave out: the cookie, and what moved in iperf3's -O seconds. */
+  omitted: { received: number; sent: number };
   lastBytes: number;
   lastReads: number;
 }
@@ -58,6 +60,9 @@ interface Test {
   want?: { parallel: number; ready: () => void };
   data: Data[];
 }
+
+const receivedBytes = (d: Data) => d.conn.reader.bytes - d.omitted.received;
+const sentBytes = (d: Data) => d.sent.bytes - d.omitted.sent;
 
 export class Iperf3Sink {
   readonly done: Promise<Record<string, unknown>>;
@@ -117,6 +122,7 @@ export class Iperf3Sink {
             conn,
             buffers: conn.buffers,
             sent: { bytes: 0 },
+            omitted: { received: COOKIE_BYTES, sent: 0 },
             lastBytes: 0,
             lastReads: 0,
           });
@@ -179,15 +185,21 @@ export class Iperf3Sink {
         }
       ctrl.sendState(State.TEST_START);
       ctrl.sendState(State.TEST_RUNNING);
-      const started = performance.now();
-      const cpu0 = process.cpuUsage();
+      let started = performance.now();
+      let cpu0 = process.cpuUsage();
+      // iperf3 -O: the first seconds are left out of the figures, as iperf3's server resets its stats
+      const omit = setTimeout(() => {
+        started = performance.now();
+        cpu0 = process.cpuUsage();
+        for (const d of t.data) d.omitted = { received: d.conn.reader.bytes, sent: d.sent.bytes };
+      }, p.omit * 1000);
       const limit = { stop: false, left: p.bytes ?? Number.POSITIVE_INFINITY };
       for (const d of t.data) {
         d.conn.sample();
         d.lastBytes = d.conn.reader.bytes;
         if (p.reverse) void sendBlocks(d.conn.socket, p.len, limit, d.sent);
       }
-      const s = await ctrl.state(p.seconds + p.omit + GRACE_SECONDS);
+      const s = await ctrl.state(p.seconds + p.omit + GRACE_SECONDS).finally(() => clearTimeout(omit));
       limit.stop = true; // the senders stop at their next write, on a block boundary
       if (s !== State.TEST_END)
         throw new Error(
@@ -215,7 +227,7 @@ export class Iperf3Sink {
           senderHasRetransmits: p.reverse ? 1 : -1,
           streams: t.data.map((d) => ({
             id: d.id,
-            bytes: p.reverse ? d.sent.bytes : d.conn.reader.bytes - COOKIE_BYTES,
+            bytes: p.reverse ? sentBytes(d) : receivedBytes(d),
             retransmits: p.reverse ? (d.conn.socketStats()?.totalRetrans ?? 0) : -1,
             startSeconds: 0,
             endSeconds: seconds,
@@ -262,16 +274,15 @@ export class Iperf3Sink {
     errors: (string | undefined)[],
   ): void {
     const per = t.data.map((d, i) => {
-      const received = d.conn.reader.bytes - COOKIE_BYTES;
       const s = streamSummary(d.conn, d.buffers);
       const line = {
         conn: d.id,
         stream: d.id,
         reverse: p.reverse,
-        bytes: received,
-        sentBytes: d.sent.bytes,
+        bytes: receivedBytes(d),
+        sentBytes: sentBytes(d),
         seconds,
-        bytesPerSecond: (p.reverse ? d.sent.bytes : received) / seconds,
+        bytesPerSecond: (p.reverse ? sentBytes(d) : receivedBytes(d)) / seconds,
         reads: s.reader.reads,
         meanReadBytes: s.reader.meanReadBytes,
         ...s,
