@@ -65,7 +65,7 @@ export function registerSinkUdp(sink: Command): void {
     .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
     .option(
       '--rcvbuf <size>',
-      'receive buffer target as getsockopt reports it (default 8MiB; 64MiB with GRO)',
+      'receive buffer target as getsockopt reports it (default 8MiB; 256MiB with GRO)',
     )
     .addOption(
       new Option(

@@ -16,7 +16,7 @@ export interface UdpReceiverOptions {
   slot?: number | string;
   /** Keep filling a batch until it is full or this long has passed since its first datagram: milliseconds, or a string with its unit (default '1ms'; 0: hand over what one drain gives). */
   coalesce?: number | string;
-  /** Receive buffer target as getsockopt reports it (default 8MiB, or 64MiB with GRO). */
+  /** Receive buffer target as getsockopt reports it (default 8MiB, or 256MiB with GRO). */
   rcvbuf?: number | string;
   /** 'wait' (default): a full ring makes the reader wait, the kernel's receive buffer absorbs the burst and what it then drops is counted as kernelDrops; 'drop': the reader keeps reading and drops in userspace (the newest datagrams). */
   onFull?: 'drop' | 'wait';
@@ -40,10 +40,12 @@ export type ResolvedReceiverOptions = Required<Omit<UdpReceiverOptions, 'listen'
  * The receive buffer a GRO socket asks for when none is given. GRO is for millions of datagrams a
  * second: at 9 M/s of 64 B (GSO → GRO on loopback) 8 MiB held only a few milliseconds, and the
  * reader thread, sharing a CPU with the consumer and other processes, was off it for up to 10–80 ms
- * at a time (its schedstat), so the kernel dropped 1–6 %; 32–64 MiB absorbed most such gaps. The
- * kernel charges only what is queued, so an idle socket costs nothing.
+ * at a time (its schedstat), so the kernel dropped 1–6 %. 64 MiB absorbed most such gaps at 0.8 × a
+ * C pair's rate but still lost 1–4.6 % in 4 of 5 runs at 1.0 × (12–16 M/s), where 256 MiB lost
+ * nothing in 7 of 7 runs at 0.9–1.0 × (bench/udp-goals.mjs --sink-args). The kernel charges only
+ * what is queued, so an idle socket costs nothing; a stalled one holds at most this much.
  */
-export const GRO_RCVBUF = 64 * 1024 * 1024;
+export const GRO_RCVBUF = 256 * 1024 * 1024;
 
 const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
   v === undefined ? def : parseSize(v, name);

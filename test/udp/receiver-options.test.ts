@@ -6,12 +6,12 @@ import { GRO_RCVBUF, resolveReceiverOptions } from '../../src/udp/receiver-optio
 
 const MiB = 1024 * 1024;
 
-test('rcvbuf defaults to 8 MiB without GRO and to 64 MiB with it; an rcvbuf given wins', () => {
-  assert.equal(GRO_RCVBUF, 64 * MiB);
+test('rcvbuf defaults to 8 MiB without GRO and to 256 MiB with it; an rcvbuf given wins', () => {
+  assert.equal(GRO_RCVBUF, 256 * MiB);
   assert.equal(resolveReceiverOptions({ listen: '127.0.0.1:0', gro: false }).options.rcvbuf, 8 * MiB);
   const on = resolveReceiverOptions({ listen: '127.0.0.1:0', gro: true });
   assert.equal(on.gro, true);
-  assert.equal(on.options.rcvbuf, 64 * MiB);
+  assert.equal(on.options.rcvbuf, 256 * MiB);
   assert.equal(
     resolveReceiverOptions({ listen: '127.0.0.1:0', gro: true, rcvbuf: '8MiB' }).options.rcvbuf,
     8 * MiB,
@@ -20,12 +20,12 @@ test('rcvbuf defaults to 8 MiB without GRO and to 64 MiB with it; an rcvbuf give
   assert.throws(() => resolveReceiverOptions({ listen: '127.0.0.1:0', rcvbuf: 'lots' }), /rcvbuf/);
 });
 
-test('a GRO receiver gets its 64 MiB receive buffer from the kernel (root forces it)', async () => {
+test('a GRO receiver gets its 256 MiB receive buffer from the kernel (root forces it)', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: true });
   try {
     const s = r.stats();
-    assert.equal(s.rcvbufReport.wanted, 64 * MiB);
-    if (process.getuid?.() === 0) assert.ok(s.rcvbuf >= 64 * MiB, `rcvbuf ${s.rcvbuf}`);
+    assert.equal(s.rcvbufReport.wanted, GRO_RCVBUF);
+    if (process.getuid?.() === 0) assert.ok(s.rcvbuf >= GRO_RCVBUF, `rcvbuf ${s.rcvbuf}`);
   } finally {
     await r.close();
   }
