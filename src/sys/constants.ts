@@ -36,6 +36,7 @@ export const IPV6_V6ONLY = 26;
 export const TCP_NODELAY = 1;
 export const TCP_MAXSEG = 2;
 export const TCP_INFO = 11;
+export const TCP_CONGESTION = 13;
 export const TCP_NOTSENT_LOWAT = 25;
 
 export const UDP_SEGMENT = 103;

@@ -7,11 +7,13 @@ import {
   ETIMEDOUT,
   F_GETFL,
   F_SETFL,
+  IPPROTO_TCP,
   O_NONBLOCK,
   POLLOUT,
   SO_ERROR,
   SOCK_CLOEXEC,
   SOL_SOCKET,
+  TCP_CONGESTION,
 } from './constants.js';
 import { SysError } from './errors.js';
 import { call, callAsync, errno as errnoNow, fn, timespec } from './libc.js';
@@ -42,6 +44,17 @@ export function getOptionBuffer(fd: number, level: number, name: number, size: n
   if (fn('getsockopt')(fd, level, name, b, len) < 0)
     throw new SysError('getsockopt', errnoNow(), `${level}/${name}`);
   return b.subarray(0, len.readUInt32LE(0));
+}
+
+/** A TCP socket's congestion control ("cubic", "bbr" …; TCP_CONGESTION); undefined once it is closed. */
+export function tcpCongestion(socket: net.Socket): string | undefined {
+  try {
+    const b = getOptionBuffer(fdOf(socket), IPPROTO_TCP, TCP_CONGESTION, 16); // TCP_CA_NAME_MAX
+    const z = b.indexOf(0);
+    return b.toString('latin1', 0, z < 0 ? b.length : z) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function setOptionBuffer(fd: number, level: number, name: number, value: Buffer): void {

@@ -71,7 +71,9 @@ function iperf3(args: string[]): Iperf3 {
     child,
     done,
     kill: () => {
-      if (!exited && child.pid) process.kill(child.pid, 'SIGKILL');
+      // exited but not yet closed (stdio still open) is already gone: ESRCH is no failure
+      if (!exited && child.exitCode === null && child.signalCode === null && child.pid)
+        process.kill(child.pid, 'SIGKILL');
     },
   };
 }
@@ -139,6 +141,10 @@ for (const [name, extra] of [
       // the server's own figures came back in the results exchange
       const srv = result.server as Record<string, unknown>;
       within1pct(Number(srv.bytes), reverse ? doc.end.sum_sent.bytes : doc.end.sum_received.bytes, 'server');
+      // both ends' congestion control: ours from TCP_CONGESTION, the server's from its results
+      const cc = readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
+      assert.equal(result.congestion, cc);
+      assert.equal(srv.congestion, cc);
       // sockbuf's view from its end: tcp_info per stream; a sender knows its limited shares
       for (const p of per) {
         assert.equal(typeof p.rttUs, 'number');
@@ -230,6 +236,10 @@ for (const [name, extra] of [
       }
       const pinned = extra.includes('-w');
       assert.equal(test.pinned, pinned);
+      // the sink's congestion control, in its line and sent to the client (iperf3 prints it with -J)
+      const cc = readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
+      assert.equal(test.congestion, cc);
+      assert.equal(doc.end[reverse ? 'sender_tcp_congestion' : 'receiver_tcp_congestion'], cc);
       if (pinned)
         for (const l of conns) {
           assert.deepEqual(l.pinned, { rcvbuf: true, sndbuf: true });

@@ -5,6 +5,7 @@
 // buffer was pinned.
 import type { BufferSize } from '../../policy/buffers.js';
 import { EnvironmentError, UsageError } from '../../policy/units.js';
+import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
 import { checkParallel, type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
@@ -150,12 +151,14 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuUtil(process.cpuUsage(cpu0), seconds);
     for (const s of streams) s.conn.socketStats(); // the last look at tcp_info while the test is on
+    const congestion = tcpCongestion(streams[0].conn.socket);
     ctrl.sendState(State.TEST_END);
     await expect(ctrl, State.EXCHANGE_RESULTS, where);
     ctrl.sendJson(
       resultsDocument({
         ...cpu,
         senderHasRetransmits: opts.reverse ? -1 : 1,
+        congestion,
         streams: streams.map((s) => ({
           id: s.id,
           bytes: count(s),
@@ -196,6 +199,7 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
       seconds,
       bytesPerSecond: bytes / seconds,
       ...limitedShare(perStream),
+      ...(congestion ? { congestion } : {}),
       sndbuf: pinned === undefined ? 'auto' : pinned,
       perStream,
       server: {

@@ -5,7 +5,7 @@
 // reader and reported with its tcp_info, buffers and reader figures.
 import { applyTcpBuffers, markPinned } from '../../policy/apply.js';
 import type { BufferSize, TcpBufferReport } from '../../policy/buffers.js';
-import { fdOf } from '../../sys/socket.js';
+import { fdOf, tcpCongestion } from '../../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../../tcp/connection.js';
 import { formatReader, type ReaderSpec } from '../../tcp/reader.js';
 import type { Emit } from '../tcp-source.js';
@@ -59,8 +59,12 @@ interface Test {
   /** Data connections are taken while this is set (CREATE_STREAMS). */
   want?: { parallel: number; ready: () => void };
   data: Data[];
+  /** The first stream's congestion control (read while its socket is open). */
+  congestion?: string;
 }
 
+/** The first data stream's congestion control, as iperf3's server reports it. */
+const congestionOf = (t: Test) => (t.data[0] ? tcpCongestion(t.data[0].conn.socket) : undefined);
 const receivedBytes = (d: Data) => d.conn.reader.bytes - d.omitted.received;
 const sentBytes = (d: Data) => d.sent.bytes - d.omitted.sent;
 
@@ -188,11 +192,14 @@ export class Iperf3Sink {
       let started = performance.now();
       let cpu0 = process.cpuUsage();
       // iperf3 -O: the first seconds are left out of the figures, as iperf3's server resets its stats
-      const omit = setTimeout(() => {
-        started = performance.now();
-        cpu0 = process.cpuUsage();
-        for (const d of t.data) d.omitted = { received: d.conn.reader.bytes, sent: d.sent.bytes };
-      }, p.omit * 1000);
+      const omit =
+        p.omit > 0
+          ? setTimeout(() => {
+              started = performance.now();
+              cpu0 = process.cpuUsage();
+              for (const d of t.data) d.omitted = { received: d.conn.reader.bytes, sent: d.sent.bytes };
+            }, p.omit * 1000)
+          : undefined;
       const limit = { stop: false, left: p.bytes ?? Number.POSITIVE_INFINITY };
       for (const d of t.data) {
         d.conn.sample();
@@ -215,6 +222,7 @@ export class Iperf3Sink {
       // only the FIN lets that read return (without it: blocked until the sink gave up, then "unable
       // to send control message"). What was in flight is counted sent here and not received there (as
       // between two iperf3s: ~1 % of a 1 s test on loopback).
+      t.congestion = congestionOf(t);
       if (p.reverse) for (const d of t.data) d.conn.socket.end();
       // a reset after the end (a client that closes with bytes unread) is not the test's error
       const errors = t.data.map((d) => d.conn.error?.message);
@@ -225,6 +233,8 @@ export class Iperf3Sink {
         resultsDocument({
           ...cpu,
           senderHasRetransmits: p.reverse ? 1 : -1,
+          // iperf3 -c prints it as the sender's or receiver's congestion control (-J: *_tcp_congestion)
+          congestion: t.congestion,
           streams: t.data.map((d) => ({
             id: d.id,
             bytes: p.reverse ? sentBytes(d) : receivedBytes(d),
@@ -312,6 +322,7 @@ export class Iperf3Sink {
       // iperf3 -w pinned this end's buffers (autotuning off): what iperf3 never says
       window: p.window ?? 'auto',
       pinned: p.window !== undefined,
+      ...(t.congestion ? { congestion: t.congestion } : {}),
       ...(p.reverse ? limitedShare(per) : {}),
       ...(p.clientVersion ? { clientVersion: p.clientVersion } : {}),
       client: {
