@@ -12,7 +12,6 @@ export type { OptionSpec, OptionValues } from './bench/options.js';
 export { renderJson, renderTable } from './bench/output.js';
 export { renderHtml, reportText } from './bench/pages.js';
 export { PLACEMENT_NAMES, type PlacementName, placementOptions } from './bench/placement.js';
-export { loadScenario, loadScenarios } from './bench/registry.js';
 export {
   checkResults,
   loadResults,
@@ -33,11 +32,12 @@ export type {
   RunOutput,
   Scenario,
 } from './bench/scenario.js';
+export { loadScenario, loadScenarios } from './bench/scenario-registry.js';
 export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
 export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
-export { type FarEndLimits, farEndFromEnv } from './ends/far-end.js';
+export { type FarEndLimits, farEndFromEnv } from './ends/far-end-limits.js';
 export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
 export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
 export { Sink as TcpSink, type SinkOptions as TcpSinkOptions, startTcpSink } from './ends/tcp-sink.js';

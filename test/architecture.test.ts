@@ -16,6 +16,8 @@ interface SourceFile {
   lines: number;
   /** Relative imports resolved to paths under src/ (`.js` → `.ts`); packages and builtins as written. */
   imports: string[];
+  /** Modules it starts as worker threads (`spawnWorker(new URL('./x', import.meta.url))`), as paths under src/. */
+  workers?: string[];
 }
 
 // `import … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`, with or without `type`.
@@ -27,6 +29,9 @@ export function importsOf(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
   return [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
 }
+
+// `spawnWorker(new URL('./x', import.meta.url), …)`: the module a worker thread runs.
+const WORKER = /spawnWorker\(\s*new URL\(\s*['"]([^'"]+)['"]/g;
 
 function resolveSpecifier(from: string, spec: string): string {
   if (!spec.startsWith('.')) return spec;
@@ -44,6 +49,7 @@ function readSources(dir = SRC, out: SourceFile[] = []): SourceFile[] {
         path,
         lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
         imports: importsOf(text).map((s) => resolveSpecifier(path, s)),
+        workers: [...text.matchAll(WORKER)].map((m) => resolveSpecifier(path, `${m[1]}.js`)),
       });
     }
   }
@@ -115,6 +121,30 @@ export function belowBench(files: SourceFile[]): string[] {
     );
 }
 
+const baseName = (path: string) => path.split('/').pop() ?? path;
+
+/**
+ * Files that import two modules of one name from two folders (`ends/far-end.ts` and `serve/far-end.ts`):
+ * a reader of the importer cannot tell them apart. The entries (index.ts, tools.ts) gather every module.
+ */
+export function sameNameImports(files: SourceFile[]): string[] {
+  return files.flatMap((f) => {
+    if (!f.path.includes('/')) return [];
+    const local = f.imports.filter(isLocal);
+    return local
+      .filter((a, i) => local.some((b, j) => j > i && b !== a && baseName(b) === baseName(a)))
+      .map((a) => `${f.path} imports ${a} and another ${baseName(a)}`);
+  });
+}
+
+/** Files named `*-worker.ts` or `*-thread.ts` that no file starts as a worker thread. */
+export function misnamedThreads(files: SourceFile[]): string[] {
+  const started = new Set(files.flatMap((f) => f.workers ?? []));
+  return files
+    .filter((f) => /-(worker|thread)\.ts$/.test(f.path) && !started.has(f.path))
+    .map((f) => `${f.path} is named as a thread's code but no spawnWorker runs it`);
+}
+
 export function longFiles(files: SourceFile[], max = MAX_LINES): string[] {
   return files.filter((f) => f.lines > max).map((f) => `${f.path} (${f.lines} lines)`);
 }
@@ -130,6 +160,8 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   'src/cli reaches the library only through src/index.ts': cliPastIndex,
   'the folders below src/bench do not import it': belowBench,
   [`no file in src/ over ${MAX_LINES} lines`]: longFiles,
+  'no file imports two modules of the same name': sameNameImports,
+  'a *-worker.ts or *-thread.ts file is what a worker thread runs': misnamedThreads,
 };
 
 /**
@@ -154,6 +186,14 @@ const BROKEN: Record<string, SourceFile[]> = {
   'src/cli reaches the library only through src/index.ts': [file('cli/bench.ts', ['bench/runner.ts'])],
   'the folders below src/bench do not import it': [file('doctor/diagnose.ts', ['bench/report/results.ts'])],
   [`no file in src/ over ${MAX_LINES} lines`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
+  'no file imports two modules of the same name': [
+    file('serve/server.ts', ['ends/far-end.ts', 'serve/far-end.ts']),
+  ],
+  'a *-worker.ts or *-thread.ts file is what a worker thread runs': [
+    { ...file('udp/receiver.ts', ['udp/reader-thread.ts']), workers: ['udp/reader-worker.ts'] },
+    file('udp/reader-worker.ts', []),
+    file('udp/reader-thread.ts', []),
+  ],
 };
 
 test('the scanner reads static, type-only, re-export and dynamic imports, not comments', () => {

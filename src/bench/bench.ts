@@ -8,10 +8,10 @@ import { benchRow, resultsDocument } from './document.js';
 import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
 import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
 import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
-import { loadScenario } from './registry.js';
 import type { ResultRow, ResultsDocument } from './report/results.js';
 import { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, runPoints } from './runner.js';
 import type { Scenario } from './scenario.js';
+import { loadScenario } from './scenario-registry.js';
 
 export interface BenchOptions {
   /**

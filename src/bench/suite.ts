@@ -7,10 +7,10 @@ import { which } from '../sys/process.js';
 import { measure, parseRepeat, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
 import { type Placement, resolvePlacement } from './placement.js';
-import { loadScenario, scenarioNames } from './registry.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
 import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure } from './runner.js';
 import type { Scenario } from './scenario.js';
+import { loadScenario, scenarioNames } from './scenario-registry.js';
 import { entryCommand, SEEDS, type Seed, type SeedId, type SuiteEntry, verdicts } from './seeds/index.js';
 
 export type { SuiteEntry } from './seeds/seed.js';

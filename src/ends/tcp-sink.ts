@@ -10,7 +10,7 @@ import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
 import { formatReader, type ReaderSpec } from '../tcp/reader.js';
-import type { FarEndLimits } from './far-end.js';
+import type { FarEndLimits } from './far-end-limits.js';
 import { type Hello, HelloDetector, secretMatches } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';

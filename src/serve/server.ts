@@ -6,14 +6,14 @@
 // connections are closed after a timeout; a client that goes away mid-test has its far end killed
 // and reaped, so its ports are free before the next test starts.
 import net from 'node:net';
-import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end.js';
+import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end-limits.js';
 import { newSecret } from '../ends/hello.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { UsageError } from '../policy/units.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
-import { defaultFarEnd, FAR_END, FarEnd } from './far-end.js';
+import { defaultFarEnd, FAR_END_COMMAND, FarEndProcess } from './far-end-process.js';
 import {
   encodeMessage,
   KINDS,
@@ -58,7 +58,7 @@ interface Session {
    * and refused lines do not count, so holding a connection open costs a test request each time.
    */
   idle?: NodeJS.Timeout;
-  test?: { req: TestRequest; far: FarEnd; done: boolean };
+  test?: { req: TestRequest; far: FarEndProcess; done: boolean };
 }
 
 export interface ServeHandle {
@@ -121,7 +121,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
   async function runTest(s: Session, req: TestRequest): Promise<void> {
     const host = plainAddress(s.socket.localAddress);
     const args = [
-      ...FAR_END[req.kind],
+      ...FAR_END_COMMAND[req.kind],
       ...farArgs(req),
       '--listen',
       formatHostPort({ host, port: 0 }),
@@ -140,7 +140,7 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
       peer: plainAddress(s.socket.remoteAddress),
     };
     const spec = farEndSpec(args);
-    const far = new FarEnd({ ...spec, env: { ...spec.env, [FAR_END_ENV]: JSON.stringify(caps) } });
+    const far = new FarEndProcess({ ...spec, env: { ...spec.env, [FAR_END_ENV]: JSON.stringify(caps) } });
     s.test = { req, far, done: false };
     running = s;
     clearTimeout(s.idle);

@@ -25,7 +25,7 @@ import {
   releaseEntry,
   startReader,
   type UdpBatch,
-} from './reader-thread.js';
+} from './reader-main.js';
 import {
   type ResolvedReceiverOptions,
   resolveReceiverOptions,
@@ -34,7 +34,7 @@ import {
 import { histogramByLabel, readerCounters, type UdpReceiverStats } from './receiver-stats.js';
 import { bucketOf, COUNTER, CTRL, type RingLayout, ringLayout, used } from './ring.js';
 
-export type { UdpBatch } from './reader-thread.js';
+export type { UdpBatch } from './reader-main.js';
 export type { UdpReceiverOptions } from './receiver-options.js';
 export type { UdpReceiverStats } from './receiver-stats.js';
 

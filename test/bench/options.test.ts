@@ -9,7 +9,7 @@ import {
   optionValues,
   parseOptionArgv,
 } from '../../src/bench/options.js';
-import { loadScenario } from '../../src/bench/registry.js';
+import { loadScenario } from '../../src/bench/scenario-registry.js';
 import { parseCount, UsageError } from '../../src/policy/units.js';
 
 const SPECS: OptionSpec[] = [

@@ -34,7 +34,7 @@ test('the package layout is decided once: sources here, the CLI entry, modules, 
   assert.ok(existsSync(sockbufEntry()), sockbufEntry());
   assert.ok(sockbufEntry().endsWith('/src/cli/main.ts'));
   assert.ok(existsSync(moduleFile(new URL('../../src/lab/probe', import.meta.url))));
-  const { scenarioNames, loadScenario } = await import('../../src/bench/registry.js');
+  const { scenarioNames, loadScenario } = await import('../../src/bench/scenario-registry.js');
   assert.ok(scenarioNames().includes('ping'));
   const idle = await loadScenario('idle');
   const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
@@ -56,7 +56,7 @@ test('from dist/: the same paths resolve to the built .js (CLI entry, lab probe,
 }, async () => {
   const code = `const p = await import(${JSON.stringify(DIST.href)}); const k = await import(${JSON.stringify(new URL('../../dist/sys/package.js', import.meta.url).href)});
     const r = await p.run(p.sockbufCommand(['--version']));
-    const reg = await import(${JSON.stringify(new URL('../../dist/bench/registry.js', import.meta.url).href)});
+    const reg = await import(${JSON.stringify(new URL('../../dist/bench/scenario-registry.js', import.meta.url).href)});
     const idle = await reg.loadScenario('idle');
     const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
     console.log(JSON.stringify({ entry: k.sockbufEntry(), probe: k.moduleFile(new URL('../lab/probe', ${JSON.stringify(DIST.href)})), version: k.VERSION, fromSource: k.FROM_SOURCE, out: r.stdout, args: p.sockbufCommand([]).args, scenarios: reg.scenarioNames(), end: ends.receiver.module }));`;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MAX_EVENT_LINE, parseEventLine } from '../../../src/bench/ends.js';
 import { parseResults } from '../../../src/bench/report/results.js';
-import { FAR_END_ENV, parseFarEnd } from '../../../src/ends/far-end.js';
+import { FAR_END_ENV, parseFarEnd } from '../../../src/ends/far-end-limits.js';
 import { parseHello } from '../../../src/ends/hello.js';
 import { LAB_ENV, labFromEnv } from '../../../src/lab/registry.js';
 import {

@@ -1,6 +1,7 @@
-// The consumer's side of one reader thread: the shared memory it fills (allocated here, handed to
-// reader-worker.ts), the thread itself, and the view of one committed ring entry as a UdpBatch. The
-// receiver (receiver.ts) owns the life cycle; this file knows the memory layout only.
+// The main-thread side of one reader (reader-worker.ts is the thread's side): the shared memory the
+// thread fills (allocated here, handed to reader-worker.ts), the thread itself, and the view of one
+// committed ring entry as a UdpBatch. The receiver (receiver.ts) owns the life cycle; this file knows
+// the memory layout only.
 import type { Worker } from 'node:worker_threads';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
 import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';

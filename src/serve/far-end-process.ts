@@ -1,4 +1,5 @@
-// The far end of one test on a `sockbuf serve` host: a `sockbuf sink …` child (src/sys/process.ts: its
+// The far end's process of one test on a `sockbuf serve` host (what it is told through its environment
+// is ends/far-end-limits.ts): a `sockbuf sink …` child (src/sys/process.ts: its
 // own process group, a parent-death signal) whose JSON lines are kept for the client's result, with
 // serve's byte cap enforced on what it reports.
 import { MAX_EVENT_LINE, parseEventLine } from '../ends/event.js';
@@ -6,7 +7,7 @@ import { Child, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import type { Kind } from './protocol.js';
 
 /** The far end's command for each kind; the server adds `--listen` and `--json`. */
-export const FAR_END: Record<Kind, string[]> = {
+export const FAR_END_COMMAND: Record<Kind, string[]> = {
   tcp: ['sink', 'tcp', '--once'],
   drain: ['sink', 'tcp', '--once'],
   ping: ['sink', 'tcp', '--echo', '--once'],
@@ -21,7 +22,7 @@ export function defaultFarEnd(args: string[]): SpawnSpec {
   return sockbufCommand(args);
 }
 
-export class FarEnd extends Child {
+export class FarEndProcess extends Child {
   readonly lines: unknown[] = [];
   dropped = 0;
   /** Why serve cut it short (deadline, max-bytes, client gone, …); 'finished' when it ended by itself. */

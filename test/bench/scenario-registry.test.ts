@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadScenario, loadScenarios, scenarioNames } from '../../src/bench/registry.js';
+import { loadScenario, loadScenarios, scenarioNames } from '../../src/bench/scenario-registry.js';
 import { UsageError } from '../../src/policy/units.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-registry-'));
