@@ -11,6 +11,7 @@ import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { registerMetrics } from './metrics.js';
+import { type SocketOwner, socketOwners } from './owners.js';
 
 export interface SocketMetricsOptions {
   /** At most this many sockets get per-socket series: flagged ones first, then the most limited. */
@@ -39,9 +40,13 @@ export function listeningPorts(rows: InspectedSocket[]): Set<number> {
   return new Set(rows.filter((r) => r.protocol === 'tcp' && r.state === 'listen').map((r) => r.localPort));
 }
 
-/** How limited a row looks, for the top-N choice: the larger limited share, or drops for UDP. */
+/**
+ * How limited a row looks, for the top-N choice: the larger limited share; drops for UDP, and for a
+ * TCP listener the connections it dropped in the interval (skmem d counts accept-queue overflows).
+ */
 function severity(r: InspectedSocket): number {
   if (r.protocol === 'udp') return r.dropsInInterval ?? r.drops ?? 0;
+  if (r.state === 'listen') return r.dropsInInterval ?? 0;
   return Math.max(r.rwndLimitedPct ?? 0, r.sndbufLimitedPct ?? 0);
 }
 
@@ -57,8 +62,8 @@ export function chooseSockets(rows: InspectedSocket[], top: number): InspectedSo
  * Per-socket metrics from a sock_diag sample taken at each scrape; ratios cover the time since the
  * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
  * (rb), sockbuf_socket_receive_queue_bytes (r), sockbuf_socket_send_buffer_bytes (tb),
- * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_flagged{kind} — for at most
- * `top` sockets, labelled {protocol, role, address, port} (socketSeries: sockets that share labels, such
+ * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_busy_ratio,
+ * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid} — for at most `top` sockets, labelled {protocol, role, address, port} (socketSeries: sockets that share labels, such
  * as a listener's connections, share a series: the largest value, drops summed); and, unlabelled by
  * socket, sockbuf_sockets{protocol} and sockbuf_flagged_sockets{kind}.
  */
@@ -134,6 +139,39 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   perSocket('sockbuf_socket_rtt_seconds', 'Smoothed round-trip time (tcp_info).', (r) =>
     r.rttUs === undefined ? undefined : r.rttUs / 1e6,
   );
+  perSocket(
+    'sockbuf_socket_busy_ratio',
+    'Share of the time since the previous scrape the socket was busy sending (tcp_info busy time).',
+    (r) => (r.busyMs === undefined || !r.intervalSeconds ? undefined : r.busyMs / 1000 / r.intervalSeconds),
+  );
+  // /proc/*/fd is read again only when a socket that gets series has no known owner yet, and at
+  // most once per sample: a steady set of limited sockets costs no scan
+  let owners = new Map<number, SocketOwner>();
+  let ownersOf: typeof sample;
+  const join = (xs: (string | number)[]) =>
+    [...new Set(xs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
+  new Gauge({
+    name: 'sockbuf_socket_owner_info',
+    help: 'The processes that own the sockets of a series (comm and pid, comma-separated when several); 1. Absent where /proc/PID/fd cannot be read.',
+    labelNames: [...LABELS, 'command', 'pid'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const gs = series();
+      if (ownersOf !== sample && gs.some((g) => g.rows.some((r) => r.inode > 0 && !owners.has(r.inode)))) {
+        owners = socketOwners();
+        ownersOf = sample;
+      }
+      for (const g of gs) {
+        const known = g.rows.flatMap((r) => owners.get(r.inode) ?? []);
+        if (known.length)
+          this.set(
+            { ...g.labels, command: join(known.map((o) => o.command)), pid: join(known.map((o) => o.pid)) },
+            1,
+          );
+      }
+    },
+  });
   new Gauge({
     name: 'sockbuf_socket_flagged',
     help: 'Set to 1 for a socket inspect flags as buffer-limited; kind says which limit.',

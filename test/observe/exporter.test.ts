@@ -1,8 +1,11 @@
 // The exporter over real HTTP on loopback, its text parsed back.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
+import { once } from 'node:events';
 import net from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
 import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
 import { EnvironmentError } from '../../src/policy/units.js';
@@ -85,6 +88,10 @@ test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP
         s.labels.kind === 'udp-drops',
     );
     assert.equal(flagged?.value, 1);
+    const owner = samples.find(
+      (s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === String(port),
+    );
+    assert.deepEqual(owner?.labels, { ...drops.labels, command: 'node', pid: String(process.pid) });
     // cardinality stays bounded by --top
     const few = parseText(await (await fetch(narrow.url)).text()).samples;
     const perSocket = new Set(
@@ -101,6 +108,42 @@ test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP
     tx.close();
     await exp.close();
     await narrow.close();
+  }
+});
+
+test('a TCP listener whose accept queue overflows gets series: its drops and its process', {
+  timeout: 15_000,
+}, async () => {
+  // a listener with a backlog of 1 that never accepts, in another process (Node accepts at once)
+  const py = spawn('python3', [
+    '-c',
+    'import socket,sys\nl=socket.socket()\nl.bind(("127.0.0.1",0))\nl.listen(1)\n' +
+      'print(l.getsockname()[1],flush=True)\nsys.stdin.read()',
+  ]);
+  const exp = await startExporter({ port: 0, top: 100_000, hostCounters: false });
+  const clients: net.Socket[] = [];
+  try {
+    const [line] = (await once(py.stdout, 'data')) as [Buffer];
+    const port = line.toString().trim();
+    const series = async () => parseText(await (await fetch(exp.url)).text()).samples;
+    await series(); // the first sample: drops since open do not choose a listener
+    for (let i = 0; i < 6; i++) clients.push(net.connect(Number(port), '127.0.0.1').on('error', () => {}));
+    let drops: Sample | undefined;
+    let samples: Sample[] = [];
+    for (let i = 0; i < 20 && !drops; i++) {
+      await sleep(300); // SYNs beyond the queue are dropped and retried: the first drops come at once
+      samples = await series();
+      drops = samples.find((s) => s.name === 'sockbuf_socket_drops_total' && s.labels.port === port);
+    }
+    assert.ok(drops, 'the overflowing listener is chosen');
+    assert.ok(drops.value > 0);
+    assert.deepEqual(drops.labels, { protocol: 'tcp', role: 'listener', address: '127.0.0.1', port });
+    const owner = samples.find((s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === port);
+    assert.deepEqual(owner?.labels, { ...drops.labels, command: 'python3', pid: String(py.pid) });
+  } finally {
+    for (const c of clients) c.destroy();
+    py.kill();
+    await exp.close();
   }
 });
 
