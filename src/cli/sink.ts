@@ -32,7 +32,10 @@ export function register(program: Command): Command {
     )
     .option('--echo', 'answer every frame with the same frame (the far end of bench ping)')
     .option('--once', 'exit after the first test (all streams of one blast) has ended')
-    .option('--verify', "decode frames and check blast's byte pattern (mismatches must be 0)")
+    .option(
+      '--verify',
+      "decode frames and check blast's byte pattern: exit 1 on a mismatch, an error or a connection it cannot check (a plain stream)",
+    )
     .option('--interval <duration>', 'report every', '1s')
     .option('--json', 'one JSON object per line on stdout')
     .option('--iperf3', "answer a stock 'iperf3 -c' (TCP, -R, -P, -w) instead of blast")
@@ -72,8 +75,13 @@ export function register(program: Command): Command {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
       out('result', result);
-      // with --verify, a mismatch or a connection that ended in error is a problem found
-      if (o.verify && (Number(result.mismatches) > 0 || Number(result.errors) > 0)) process.exitCode = 1;
+      // with --verify, a mismatch, a connection that ended in error or one whose bytes could not be
+      // checked (a plain stream: nothing was verified) is a problem found
+      if (
+        o.verify &&
+        (Number(result.mismatches) > 0 || Number(result.errors) > 0 || Number(result.unverified) > 0)
+      )
+        process.exitCode = 1;
       // a far end that cut its test at one of serve's caps
       if (result.stopped !== undefined) process.exitCode = 1;
     });
@@ -95,8 +103,8 @@ function human(event: string, f: Record<string, unknown>): string {
     case 'refused':
       return `[conn ${f.conn}] refused: ${f.reason}`;
     case 'connection':
-      return `[conn ${f.conn}]${f.plain ? ' plain stream' : ''} ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.error ? `; error: ${f.error}` : ''}`;
+      return `[conn ${f.conn}]${f.plain ? ' plain stream' : ''} ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.unverified ? `; not verified: ${f.unverified}` : ''}${f.error ? `; error: ${f.error}` : ''}`;
     default:
-      return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.mismatches} mismatches` : ''}`;
+      return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.frames} frames verified, ${f.mismatches} mismatches` : ''}${n('unverified') ? `, ${n('unverified')} ${n('unverified') === 1 ? 'connection' : 'connections'} NOT verified` : ''}`;
   }
 }

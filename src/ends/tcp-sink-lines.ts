@@ -12,6 +12,8 @@ export interface Conn {
   hello?: Hello;
   /** Not a sockbuf connection: bytes counted, nothing decoded. */
   plain?: boolean;
+  /** With verify: why this connection's bytes could not be checked (a plain stream). */
+  unverified?: string;
   detector?: HelloDetector;
   verifier?: PatternVerifier;
   decoder?: FrameDecoder;
@@ -73,6 +75,7 @@ export function connectionLine(
     stream: c.hello?.stream,
     reverse: c.hello?.reverse ?? false,
     ...(c.plain ? { plain: true } : {}),
+    ...(c.unverified ? { unverified: c.unverified } : {}),
     bytes: r.bytes,
     sentBytes: c.sent,
     seconds,

@@ -57,6 +57,7 @@ export class Sink {
     mismatches: 0,
     errors: 0,
     refused: 0,
+    unverified: 0,
   };
   private last = performance.now();
   /** Far end: bytes either way still allowed (shared by every connection), and the test's streams. */
@@ -193,9 +194,11 @@ export class Sink {
     void this.stop();
   }
 
-  /** Not a sockbuf connection: every byte is counted by the reader, nothing more. */
+  /** Not a sockbuf connection: every byte is counted by the reader, nothing more (nothing verified). */
   private plain(c: Conn): void {
     c.plain = true;
+    if (this.opts.verify)
+      c.unverified = 'a plain stream (no sockbuf hello): nothing to check its bytes against';
     c.conn.onData = () => {};
   }
 
@@ -317,7 +320,7 @@ export class Sink {
       const d = c.detector.end();
       c.detector = undefined;
       if (far) c.refused ??= 'the connection closed before a hello';
-      else if (d.kind === 'plain' && !this.opts.echo) c.plain = true;
+      else if (d.kind === 'plain' && !this.opts.echo) this.plain(c);
     }
     if (c.refused) {
       this.totals.refused++;
@@ -335,6 +338,7 @@ export class Sink {
     t.sentBytes += c.sent;
     t.frames += c.verifier?.frames ?? c.echoed ?? 0;
     t.mismatches += c.verifier?.mismatches ?? 0;
+    if (c.unverified) t.unverified++;
     if (error) t.errors++;
     this.emit('connection', line);
     if (this.opts.once && c.hello && c.hello.test === this.firstTest) {
@@ -369,7 +373,7 @@ export class Sink {
       sentBytes: t.sentBytes,
       seconds,
       bytesPerSecond: seconds > 0 ? (t.bytes + t.sentBytes) / seconds : 0,
-      ...(this.opts.verify ? { frames: t.frames, mismatches: t.mismatches } : {}),
+      ...(this.opts.verify ? { frames: t.frames, mismatches: t.mismatches, unverified: t.unverified } : {}),
       ...(this.opts.echo ? { frames: t.frames } : {}),
       errors: t.errors,
       ...(this.opts.farEnd ? { refused: t.refused } : {}),

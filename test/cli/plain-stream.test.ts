@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { encodeHello } from '../../src/ends/hello.js';
 import { encodeTrailer, PatternSource } from '../../src/ends/pattern.js';
 import { sockbuf } from '../faults/helpers.js';
+import { SOCKBUF_ARGV } from './argv.js';
 
 const T = { timeout: 60_000 };
 const PY = '/usr/bin/python3';
@@ -216,6 +217,61 @@ test(
     } finally {
       blast.kill();
       server.close();
+    }
+  },
+);
+
+// issue 23 item 1: --verify given a stream it cannot check (nc, a Python socket: no sockbuf hello)
+// says so and exits 1; before, it drained it and printed "0 mismatches", exit 0
+test('sink tcp --verify: a plain stream from nc is reported as not verified, exit 1', T, async () => {
+  const { sink, port } = await sinkOnce(['--verify']);
+  try {
+    const nc = await run('sh', ['-c', `head -c 1000000 /dev/zero | nc -N 127.0.0.1 ${port}`]);
+    assert.equal(nc.code, 0);
+    const conn = await sink.line((l) => l.event === 'connection');
+    assert.equal(conn.bytes, 1_000_000, 'still counted to the byte');
+    assert.match(String(conn.unverified), /plain stream/);
+    const result = await sink.line((l) => l.event === 'result');
+    assert.equal(result.unverified, 1);
+    assert.equal(result.frames, 0);
+    assert.equal((await sink.exit).code, 1);
+  } finally {
+    sink.kill();
+  }
+});
+
+test(
+  'sink tcp --verify: a Python socket sender is not verified, and the text output says so',
+  T,
+  async () => {
+    const sink = spawn(
+      process.execPath,
+      [...SOCKBUF_ARGV, 'sink', 'tcp', '--listen', '127.0.0.1:0', '--once', '--verify'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      let out = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        sink.stdout.on('data', (d) => {
+          out += d;
+          const m = /listening on [^\n]*:(\d+)\n/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        sink.once('exit', () => reject(new Error(`sink exited: ${out}`)));
+      });
+      const py = `import socket;s=socket.create_connection(("127.0.0.1",${port}));s.sendall(b"hello, not sockbuf\\n"*1000);s.close()`;
+      assert.equal((await run(PY, ['-c', py])).code, 0);
+      const code = await new Promise((r) => sink.once('exit', r));
+      assert.equal(code, 1, out);
+      assert.match(out, /plain stream ended: .*; not verified: a plain stream/);
+      assert.match(
+        out,
+        /result: 1 connections, .*0 frames verified, 0 mismatches, 1 connection NOT verified/,
+      );
+    } finally {
+      sink.kill('SIGKILL');
     }
   },
 );
