@@ -77,7 +77,10 @@ export function registerSinkUdp(sink: Command): void {
     )
     .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
     .option('--duration <duration>', 'stop after this long')
-    .option('--idle <duration>', 'stop when nothing arrived for this long (after the first datagram)')
+    .option(
+      '--idle <duration>',
+      'stop when nothing arrived for this long (after the first arrival; a truncated or dropped datagram counts)',
+    )
     .option(
       '--warm-up <duration>',
       'send to itself this long before ready (never faster than it takes), then count from zero (0s: none)',

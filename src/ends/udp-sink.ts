@@ -1,5 +1,5 @@
 // One receiving end (`sockbuf sink udp`): a receiver (batch or node:dgram), the sequence tracker over
-// every datagram, interval reports, and the stop rules (--duration, --idle after the first datagram,
+// every datagram, interval reports, and the stop rules (--duration, --idle after the first arrival,
 // or an abort). Loss comes from the sequence numbers; with GRO the kernel's drop counter counts
 // coalesced messages, not datagrams, and the result says so.
 
@@ -16,7 +16,7 @@ export interface UdpSinkOptions extends UdpReceiverOptions {
   // Durations: milliseconds, or a string with its unit ('1.5s').
   /** Stop after this long. */
   duration?: number | string;
-  /** Stop when nothing arrived for this long (counted from the first datagram). */
+  /** Stop when nothing arrived for this long, counted from the first arrival (any: a datagram handed over, truncated or dropped). */
   idle?: number | string;
   /** How long to send datagrams to itself before ready, to warm the receive path up (default '500ms'; 0: none). */
   warmUp?: number | string;
@@ -309,6 +309,14 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
 
   // The stop rules, checked every 50 ms; interval reports on their own clock.
   const t0 = performance.now();
+  // --idle counts any arrival as activity: a datagram handed over (`last`), or one the counters saw
+  // arrive without a batch (truncated, dropped in userspace or by the kernel, a foreign sender's)
+  const arrivals = () => {
+    const s = stats();
+    return s.received + (s.truncated ?? 0) + (s.userspaceDrops ?? 0) + s.kernelDrops + foreign.n;
+  };
+  let arrived = arrivals();
+  let activeUs = 0;
   let stopped: string | undefined;
   let lastReport = t0;
   let lastReceived = 0;
@@ -328,6 +336,15 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
         lastReceived = s.received;
       }
       const nowUs = (performance.timeOrigin + now) * 1e3;
+      const idleFor = (at: number) => {
+        const n = arrivals();
+        if (n !== arrived) {
+          arrived = n;
+          activeUs = at;
+        }
+        const lastUs = Math.max(activeUs, last);
+        return lastUs > 0 ? at - lastUs : 0;
+      };
       const far = o.farEnd;
       if (far && !stopped) {
         if (stats().bytes > far.maxBytes) stopped = `max-bytes: more than ${far.maxBytes} bytes received`;
@@ -337,7 +354,7 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
         stopped !== undefined ||
         o.signal?.aborted ||
         (durationMsOpt !== undefined && now - t0 >= durationMsOpt) ||
-        (idleMs !== undefined && first > 0 && nowUs - last >= idleMs * 1e3);
+        (idleMs !== undefined && idleFor(nowUs) >= idleMs * 1e3);
       if (stop) {
         clearInterval(timer);
         resolve();

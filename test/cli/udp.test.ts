@@ -103,3 +103,24 @@ test('blast udp with a bad --rate exits 2 naming the option and value', async ()
   assert.equal(await blast.exit, 2);
   assert.match(stderrOf(blast.child), /--rate: 'lots'/);
 });
+
+// issue 23 item 2: any arrival counts as activity for --idle, a truncated datagram too (before, the
+// sink saw truncated 1, received 0 and never ended)
+test('sink udp --idle 1s --slot 2048 ends after one oversize datagram (truncated 1, received 0)', async () => {
+  const sink = start(['sink', 'udp', '--listen', '127.0.0.1:0', '--slot', '2048', '--idle', '1s', '--json']);
+  const killer = setTimeout(() => sink.child.kill('SIGKILL'), 20_000);
+  try {
+    const r = await ready(sink.lines);
+    const s = dgram.createSocket('udp4');
+    await new Promise<void>((res) => s.send(Buffer.alloc(4000, 7), Number(r.port), '127.0.0.1', () => res()));
+    s.close();
+    const code = await sink.exit;
+    assert.equal(code, 0, `ended by itself: ${stderrOf(sink.child)}`);
+    const result = sink.lines.find((l) => l.event === 'result');
+    assert.equal(result?.truncated, 1, JSON.stringify(result));
+    assert.equal(result?.received, 0);
+  } finally {
+    clearTimeout(killer);
+    sink.child.kill('SIGKILL');
+  }
+});
