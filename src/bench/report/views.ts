@@ -72,6 +72,22 @@ export function droppedPct(r: ResultRow): number | undefined {
 export function latencyUs(r: ResultRow, p: 'p50' | 'p99' | 'p999'): number | undefined {
   return firstNum(r, [`${p}Us`, `latency${p[0].toUpperCase()}${p.slice(1)}Us`, `rtt${p.toUpperCase()}Us`]);
 }
+/**
+ * A UDP row's kernel drops in datagrams, the unit of its `dropped`: the counter itself without GRO; with
+ * GRO the counter counts coalesced messages (one may hold 64 datagrams), so the datagrams come from the
+ * sequence numbers: lost, less what userspace dropped and truncated. Then dropped = kernel + userspace +
+ * truncated holds in both cases.
+ */
+export function kernelDroppedDatagrams(r: ResultRow): number | undefined {
+  if (r.kernelDropsUnit !== 'gro-messages') return num(r, 'kernelDrops');
+  const lost = num(r, 'lost');
+  if (lost === undefined) return undefined;
+  return Math.max(0, lost - (num(r, 'userspaceDrops') ?? 0) - (num(r, 'truncated') ?? 0));
+}
+/** With GRO: the kernel's drop counter, in GRO messages (a unit of its own, shown apart). */
+const kernelDroppedGroMessages = (r: ResultRow) =>
+  r.kernelDropsUnit === 'gro-messages' ? num(r, 'kernelDrops') : undefined;
+
 export const isPinned = (policy: string | undefined) => policy !== undefined && policy !== 'auto';
 
 /**
@@ -208,7 +224,8 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
     },
   },
   udp: {
-    title: 'UDP loss ladder: sent, received and dropped per receive path × rate',
+    title:
+      'UDP loss ladder per receive path × rate, in datagrams: dropped = kernel + userspace + truncated (GRO rows: kernel from the sequence numbers)',
     columns: () => [
       c('path', pathOf),
       c('rate /s', (r) => param(r, 'rate')),
@@ -216,9 +233,10 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
       n('received', ['received']),
       n('dropped', ['dropped']),
       c('% dropped', droppedPct, pct),
-      n('kernel', ['kernelDrops']),
+      c('kernel', kernelDroppedDatagrams),
       n('userspace', ['userspaceDrops']),
       n('truncated', ['truncated']),
+      c('kernel GRO msgs', kernelDroppedGroMessages),
       n('tail lost', ['tailLost']),
       n('drift s', ['driftSeconds'], (v) => v.toFixed(3)),
       n('sent/s', ['sentPerSecond']),

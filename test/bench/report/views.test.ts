@@ -36,3 +36,29 @@ test('an unknown scenario gets a generic table of its parameters and unit-suffix
     /reader\s+conns\s+heap bytes per conn pct\n[- ]+\nadaptive\s+10,000\s+12\.5 %/,
   );
 });
+
+// issue 23 item 3: in GRO rows the kernel counter counts coalesced messages, `dropped` datagrams; the
+// table shows both in their own columns so that a reader can add up dropped = kernel + userspace +
+// truncated on every row (before, kernel showed 167 861 GRO messages beside 10 792 256 dropped)
+test('UDP ladder: dropped = kernel + userspace + truncated on every row, GRO messages in a column of their own', () => {
+  const [doc] = loadResults(['test/fixtures/results-quick.json']);
+  const t = tables(doc).find((x) => x.scenario === 'udp');
+  assert.ok(t);
+  const col = (label: string) => {
+    const c = t.columns.find((x) => x.label === label);
+    assert.ok(c, `a column '${label}' in ${t.columns.map((x) => x.label)}`);
+    return (r: (typeof t.rows)[number]) => Number(c.get(r) ?? 0);
+  };
+  const [dropped, kernel, userspace, truncated] = ['dropped', 'kernel', 'userspace', 'truncated'].map(col);
+  const gro = col('kernel GRO msgs');
+  assert.ok(t.rows.length > 5);
+  for (const r of t.rows)
+    assert.equal(kernel(r) + userspace(r) + truncated(r), dropped(r), JSON.stringify(r.path));
+  const g = t.rows.find((r) => r.kernelDropsUnit === 'gro-messages');
+  assert.ok(g);
+  assert.equal(gro(g), 167_861);
+  assert.equal(kernel(g), 10_792_256 - 49_152);
+  assert.equal(gro(t.rows.find((r) => r.gro === false) ?? g), 0, 'no GRO message count without GRO');
+  assert.match(textTable(t), /kernel GRO msgs/);
+  assert.match(t.title, /in datagrams: dropped = kernel \+ userspace \+ truncated/);
+});
