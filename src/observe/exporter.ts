@@ -6,12 +6,14 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { EnvironmentError } from '../policy/units.js';
+import { TCP_STATES } from '../sys/constants.js';
 import { assertLinux } from '../sys/errors.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { registerMetrics } from './metrics.js';
 import { type SocketOwner, socketOwners } from './owners.js';
+import { ALL_STATES } from './sockdiag.js';
 
 export interface SocketMetricsOptions {
   /** At most this many sockets get per-socket series: flagged ones first, then the most limited. */
@@ -58,6 +60,28 @@ export function chooseSockets(rows: InspectedSocket[], top: number): InspectedSo
     .slice(0, top);
 }
 
+type Group = { labels: SeriesLabels; rows: InspectedSocket[] };
+
+/** The chosen sockets grouped by their series labels (a listener's connections share one). Pure. */
+function groupSeries(all: InspectedSocket[], top: number): Group[] {
+  const ports = listeningPorts(all);
+  const groups = new Map<string, Group>();
+  for (const r of chooseSockets(all, top)) {
+    const labels = socketSeries(r, ports);
+    const key = JSON.stringify(labels);
+    const g = groups.get(key) ?? { labels, rows: [] };
+    g.rows.push(r);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * TCP states that hold buffers: all but time-wait, which has none (no tcp_info, no skmem) and of which
+ * a busy host has tens of thousands (node_sockstat_TCP_tw counts them).
+ */
+const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
+
 /**
  * Per-socket metrics from a sock_diag sample taken at each scrape; ratios cover the time since the
  * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
@@ -71,29 +95,19 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   const top = opts.top ?? 20;
   const host = readHostLimits();
   let prev: Snapshot | undefined;
-  let sample: { at: number; rows: InspectedSocket[] } | undefined;
-  const rows = () => {
+  let sample: { at: number; rows: InspectedSocket[]; series: Group[] } | undefined;
+  // one sock_diag sample serves every collect() of a scrape (and scrapes within 250 ms of it)
+  const current = () => {
     if (!sample || performance.now() - sample.at > 250) {
-      const cur = takeSnapshot({ owners: false });
-      sample = { at: performance.now(), rows: analyze(cur, host, prev) };
+      const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
+      const all = analyze(cur, host, prev);
+      sample = { at: performance.now(), rows: all, series: groupSeries(all, top) };
       prev = cur;
     }
-    return sample.rows;
+    return sample;
   };
-  // the chosen sockets grouped by their series labels (a listener's connections share one)
-  const series = () => {
-    const all = rows();
-    const ports = listeningPorts(all);
-    const groups = new Map<string, { labels: SeriesLabels; rows: InspectedSocket[] }>();
-    for (const r of chooseSockets(all, top)) {
-      const labels = socketSeries(r, ports);
-      const key = JSON.stringify(labels);
-      const g = groups.get(key) ?? { labels, rows: [] };
-      g.rows.push(r);
-      groups.set(key, g);
-    }
-    return [...groups.values()];
-  };
+  const rows = () => current().rows;
+  const series = () => current().series;
   /** A gauge per series: the largest value among its sockets (the worst one). */
   const perSocket = (name: string, help: string, f: (r: InspectedSocket) => number | undefined) =>
     new Gauge({
@@ -185,7 +199,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   });
   new Gauge({
     name: 'sockbuf_sockets',
-    help: 'TCP and UDP sockets on the host (this network namespace).',
+    help: 'TCP and UDP sockets on the host (this network namespace), not counting TCP time-wait.',
     labelNames: ['protocol'],
     registers: [registry],
     collect() {
