@@ -95,6 +95,7 @@ export {
   UDP_RCVBUF_TARGET,
   type UdpRcvbufReport,
 } from './policy/buffers.js';
+export { printable } from './policy/printable.js';
 export { ResolveError, resolveHost } from './policy/resolve.js';
 export { formatTable, type TableColumn } from './policy/table.js';
 export {

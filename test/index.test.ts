@@ -77,6 +77,7 @@ const EXPORTS = [
   'parseTo',
   'pinnedBuffers',
   'pinnedWindow',
+  'printable',
   'PLACEMENT_NAMES',
   'placementOptions',
   'ProtocolError',

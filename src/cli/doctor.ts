@@ -1,7 +1,7 @@
 // `sockbuf doctor`: checks the host's buffer sysctls and drop counters against a bandwidth, an RTT and
 // a UDP receive-buffer target. Parses options, calls diagnose(), prints. Never writes a sysctl.
 import type { Command } from 'commander';
-import { diagnose, UsageError } from '../index.js';
+import { diagnose, printable, UsageError } from '../index.js';
 
 export function register(program: Command): void {
   program
@@ -26,7 +26,7 @@ export function register(program: Command): void {
         procRoot: typeof o.procRoot === 'string' ? o.procRoot : undefined,
         sample: typeof o.sample === 'string' ? o.sample : undefined,
       });
-      for (const w of d.warnings) process.stderr.write(`sockbuf doctor: ${w}\n`);
+      for (const w of d.warnings) process.stderr.write(`sockbuf: warning: ${printable(w)}\n`);
       if (o.sysctlConf) process.stdout.write(d.sysctlConf());
       else if (o.json) process.stdout.write(`${JSON.stringify(d.document(), null, 2)}\n`);
       else process.stdout.write(d.text());

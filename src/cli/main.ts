@@ -6,6 +6,9 @@
 import { CommanderError } from 'commander';
 import { EnvironmentError, LinuxOnlyError, UsageError } from '../index.js';
 import { run } from './program.js';
+import { installWarnings } from './warnings.js';
+
+installWarnings();
 
 function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError || err instanceof CommanderError) return 2;

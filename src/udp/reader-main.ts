@@ -81,9 +81,11 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
   const worker = spawnWorker(new URL('./reader-worker', import.meta.url), { workerData: d });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('message', (m: { error?: string }) => {
-    if (m.error) process.emitWarning(`sockbuf: UDP reader stopped: ${m.error}`);
+    if (m.error) process.emitWarning(`sockbuf: UDP reader stopped: ${m.error}`, { code: 'SOCKBUF_READER' });
   });
-  worker.on('error', (err) => process.emitWarning(`sockbuf: UDP reader failed: ${err.message}`));
+  worker.on('error', (err) =>
+    process.emitWarning(`sockbuf: UDP reader failed: ${err.message}`, { code: 'SOCKBUF_READER' }),
+  );
   return {
     fd,
     worker,
