@@ -1,0 +1,319 @@
+// Issue 25's drain benchmark: how fast `sockbuf sink tcp` drains one loopback stream through each
+// reader, against a C read() loop on the same C sender in the same run (scripts/c/tcp-drain.c, built
+// here with gcc into a temporary directory). Each round runs every receiver once, in turn (C first);
+// the best of the rounds counts. The sender and the receiver run one at a time, each pinned to its own
+// CPU (taskset). The framed run is `sink tcp --reader adaptive` fed blast's hello and frames (--verify
+// off) by the same sender, whose plain runs carry the very same frames without the hello.
+//   npm run build && node --import tsx scripts/drain-bench.ts [--bytes 2GiB] [--repeat 3]
+//     [--readers adaptive,fixed:64K,…] [--c-size 64K] [--frame 128K] [--timeout 60s] [--json]
+// Bounded: every run sends --bytes and is killed after --timeout. Loopback only.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { encodeHello } from '../src/ends/hello.js';
+import { parseDuration, parseList, parseSize } from '../src/policy/units.js';
+import { Child, which } from '../src/sys/process.js';
+import { parseReader } from '../src/tcp/reader.js';
+
+const DEFAULT_READERS = 'adaptive,fixed:16K,fixed:64K,fixed:128K,fixed:256K,data';
+
+export interface Run {
+  receiver: string;
+  round: number;
+  bytes: number;
+  seconds: number;
+  bytesPerSecond: number;
+  reads: number;
+}
+
+interface Options {
+  bytes: number;
+  repeat: number;
+  readers: string[];
+  cSize: number;
+  frame: number;
+  timeoutMs: number;
+  senderCpu: number;
+  receiverCpu: number;
+  cli: string;
+  /** Another build's CLI (e.g. main's dist/cli/main.js): its adaptive sink runs too, plain and framed. */
+  baseline?: string;
+  json: boolean;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      bytes: { type: 'string', default: '2GiB' },
+      repeat: { type: 'string', default: '3' },
+      readers: { type: 'string', default: DEFAULT_READERS },
+      'c-size': { type: 'string', default: '64K' },
+      frame: { type: 'string', default: '128K' },
+      timeout: { type: 'string', default: '60s' },
+      'sender-cpu': { type: 'string', default: '0' },
+      'receiver-cpu': { type: 'string', default: '1' },
+      cli: { type: 'string', default: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },
+      baseline: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const count = (v: string, name: string) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`invalid value for --${name}: '${v}'`);
+    return n;
+  };
+  return {
+    bytes: parseSize(values.bytes, '--bytes'),
+    repeat: Math.max(1, count(values.repeat, 'repeat')),
+    readers: parseList(values.readers, '--readers', (v, o) => {
+      parseReader(v, o);
+      return v;
+    }),
+    cSize: parseSize(values['c-size'], '--c-size'),
+    frame: parseSize(values.frame, '--frame'),
+    timeoutMs: parseDuration(values.timeout, '--timeout') * 1000,
+    senderCpu: count(values['sender-cpu'], 'sender-cpu'),
+    receiverCpu: count(values['receiver-cpu'], 'receiver-cpu'),
+    cli: values.cli,
+    baseline: values.baseline,
+    json: values.json,
+  };
+}
+
+/** A receiver to measure: its command, and how to read its port and its result from its lines. */
+interface Receiver {
+  name: string;
+  command: string[];
+  /** Bytes the sender writes before its frames (blast's hello), if any. */
+  hello?: Buffer;
+  parse: (lines: unknown[]) => { port?: number; result?: Record<string, unknown> };
+}
+
+function receivers(o: Options, cBin: string): Receiver[] {
+  const c: Receiver = {
+    name: `C read() ${o.cSize / 1024}K`,
+    command: [cBin, 'recv', String(o.cSize)],
+    parse: (lines) => {
+      const [first, last] = [lines[0], lines[lines.length - 1]] as Record<string, unknown>[];
+      return {
+        port: first?.port as number | undefined,
+        result: lines.length > 1 ? last : undefined,
+      };
+    },
+  };
+  const sink = (reader: string, hello?: Buffer, cli = o.cli, tag = ''): Receiver => ({
+    name: `sink ${reader}${hello ? ' framed' : ''}${tag}`,
+    command: [process.execPath, cli, 'sink', 'tcp', '--listen', '127.0.0.1:0', '--reader', reader],
+    hello,
+    parse: (lines) => {
+      const ev = (e: string) => (lines as Record<string, unknown>[]).find((l) => l?.event === e);
+      const conn = ev('connection');
+      const result = ev('result');
+      return {
+        port: ev('ready')?.port as number | undefined,
+        result: result && conn ? { ...result, reads: (conn.reader as { reads: number }).reads } : undefined,
+      };
+    },
+  });
+  const hello = encodeHello({
+    sockbuf: 1,
+    test: 'drain-bench',
+    stream: 0,
+    streams: 1,
+    reverse: false,
+    size: o.frame,
+  });
+  const list = [c, ...o.readers.map((r) => sink(r)), sink('adaptive', hello)];
+  if (o.baseline)
+    list.push(
+      sink('adaptive', undefined, o.baseline, ' (baseline)'),
+      sink('adaptive', hello, o.baseline, ' (baseline)'),
+    );
+  for (const r of list.slice(1)) r.command.push('--once', '--json');
+  return list;
+}
+
+/** One run: the receiver pinned to its CPU, then the sender on the other; both bounded by the timeout. */
+async function runOnce(o: Options, cBin: string, dir: string, r: Receiver, round: number): Promise<Run> {
+  const pin = (cpu: number, cmd: string[]) => ({ file: 'taskset', args: ['-c', String(cpu), ...cmd] });
+  const rx = new Child(pin(o.receiverCpu, r.command));
+  const lines: unknown[] = [];
+  let onPort: (p: number) => void = () => {};
+  const port = new Promise<number>((resolve) => {
+    onPort = resolve;
+  });
+  rx.onLine((l) => {
+    try {
+      lines.push(JSON.parse(l));
+    } catch {
+      return; // not a JSON line
+    }
+    const p = r.parse(lines).port;
+    if (p !== undefined) onPort(p);
+  });
+  let tx: Child | undefined;
+  const timer = setTimeout(() => {
+    void rx.stop();
+    void tx?.stop();
+  }, o.timeoutMs);
+  try {
+    const p = await Promise.race([port, rx.exited.then(() => undefined)]);
+    if (p === undefined) throw new Error(`${r.name} ${rx.describeExit()}: ${rx.stderrTail.join('\n')}`);
+    const args = [cBin, 'send', String(p), String(o.bytes), String(o.frame)];
+    if (r.hello) {
+      const file = join(dir, 'hello');
+      writeFileSync(file, r.hello);
+      args.push(file);
+    }
+    tx = new Child(pin(o.senderCpu, args));
+    const sent: unknown[] = [];
+    tx.onLine((l) => sent.push(JSON.parse(l)));
+    const [rxExit, txExit] = await Promise.all([rx.exited, tx.exited]);
+    const result = r.parse(lines).result;
+    if (!result || rxExit.code !== 0 || txExit.code !== 0 || sent.length !== 1)
+      throw new Error(
+        `${r.name} round ${round}: receiver ${rx.describeExit()}, sender ${tx.describeExit()} (timeout ${o.timeoutMs} ms?)\n${[...rx.stderrTail, ...tx.stderrTail].join('\n')}`,
+      );
+    const want = (sent[0] as { bytes: number }).bytes + (r.hello?.length ?? 0);
+    const bytes = Number(result.bytes);
+    if (bytes !== want) throw new Error(`${r.name} round ${round}: received ${bytes} bytes of ${want}`);
+    return {
+      receiver: r.name,
+      round,
+      bytes,
+      seconds: Number(result.seconds),
+      bytesPerSecond: Number(result.bytesPerSecond),
+      reads: Number(result.reads),
+    };
+  } finally {
+    clearTimeout(timer);
+    await Promise.all([rx.stop(), tx?.stop()]);
+  }
+}
+
+export interface Summary {
+  receiver: string;
+  bestBytesPerSecond: number;
+  runsBytesPerSecond: number[];
+  meanReadBytes: number;
+}
+
+export interface DrainBench {
+  params: Omit<Options, 'json' | 'cli' | 'timeoutMs'> & { timeoutSeconds: number };
+  loadAverage: { start: number[]; end: number[] };
+  runs: Run[];
+  summary: Summary[];
+  ratios: {
+    adaptiveVsC: number;
+    bestFixed: string;
+    adaptiveVsBestFixed: number;
+    framedVsPlain: number;
+  };
+}
+
+function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]): DrainBench {
+  const summary = list.map((r) => {
+    const mine = runs.filter((x) => x.receiver === r.name);
+    const best = mine.reduce((a, b) => (b.bytesPerSecond > a.bytesPerSecond ? b : a));
+    return {
+      receiver: r.name,
+      bestBytesPerSecond: best.bytesPerSecond,
+      runsBytesPerSecond: mine.map((x) => x.bytesPerSecond),
+      meanReadBytes: best.reads ? best.bytes / best.reads : 0,
+    };
+  });
+  const best = (name: string) => summary.find((s) => s.receiver === name)?.bestBytesPerSecond ?? Number.NaN;
+  const fixed = summary.filter((s) => /^sink fixed:\S+$/.test(s.receiver));
+  const topFixed = fixed.reduce<Summary | undefined>(
+    (a, b) => (a === undefined || b.bestBytesPerSecond > a.bestBytesPerSecond ? b : a),
+    undefined,
+  );
+  const adaptive = best('sink adaptive');
+  const { json: _j, cli: _c, timeoutMs, ...params } = o;
+  return {
+    params: { ...params, timeoutSeconds: timeoutMs / 1000 },
+    loadAverage: { start: load[0], end: load[1] },
+    runs,
+    summary,
+    ratios: {
+      adaptiveVsC: adaptive / summary[0].bestBytesPerSecond,
+      bestFixed: topFixed?.receiver.replace('sink ', '') ?? 'none',
+      adaptiveVsBestFixed: adaptive / (topFixed?.bestBytesPerSecond ?? Number.NaN),
+      framedVsPlain: best('sink adaptive framed') / adaptive,
+    },
+  };
+}
+
+export function formatTable(d: DrainBench): string {
+  const gb = (v: number) => (v / 1e9).toFixed(2);
+  const c = d.summary[0].bestBytesPerSecond;
+  const p = d.params;
+  const out = [
+    `drain-bench: ${p.bytes} bytes per run, best of ${p.repeat}, sender CPU ${p.senderCpu}, receiver CPU ${p.receiverCpu}, frames of ${p.frame} B`,
+    `load average (1/5/15 min): ${d.loadAverage.start.map((v) => v.toFixed(2)).join(' ')} at start, ${d.loadAverage.end.map((v) => v.toFixed(2)).join(' ')} at end`,
+    '',
+    `${'receiver'.padEnd(26)}${'best GB/s'.padStart(10)}${'× C'.padStart(7)}${'mean read B'.padStart(13)}   runs GB/s`,
+  ];
+  for (const s of d.summary)
+    out.push(
+      `${s.receiver.padEnd(26)}${gb(s.bestBytesPerSecond).padStart(10)}${(s.bestBytesPerSecond / c).toFixed(2).padStart(7)}${Math.round(s.meanReadBytes).toLocaleString('en-US').padStart(13)}   ${s.runsBytesPerSecond.map(gb).join(' ')}`,
+    );
+  const r = d.ratios;
+  const goal = (v: number, min: number) =>
+    `${v.toFixed(2)} (goal ≥ ${min.toFixed(2)}: ${v >= min ? 'met' : 'NOT met'})`;
+  out.push(
+    '',
+    `adaptive / ${d.summary[0].receiver}: ${goal(r.adaptiveVsC, 0.9)}`,
+    `adaptive / best fixed (${r.bestFixed}): ${goal(r.adaptiveVsBestFixed, 1.0)}`,
+    `adaptive framed / adaptive plain: ${goal(r.framedVsPlain, 0.85)}`,
+  );
+  return out.join('\n');
+}
+
+/** Builds scripts/c/tcp-drain.c into `dir`; returns the program's path. */
+export function buildTcpDrain(dir: string): string {
+  const bin = join(dir, 'tcp-drain');
+  execFileSync('gcc', [
+    '-O2',
+    '-Wall',
+    '-o',
+    bin,
+    fileURLToPath(new URL('./c/tcp-drain.c', import.meta.url)),
+  ]);
+  return bin;
+}
+
+export async function drainBench(
+  argv: string[],
+  log: (line: string) => void = () => {},
+): Promise<DrainBench> {
+  const o = options(argv);
+  if (!which('taskset')) throw new Error('drain-bench needs taskset (util-linux) to pin each end to a CPU');
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-drain-'));
+  try {
+    const cBin = buildTcpDrain(dir);
+    const list = receivers(o, cBin);
+    const load = [loadavg()];
+    const runs: Run[] = [];
+    for (let round = 1; round <= o.repeat; round++)
+      for (const r of list) {
+        const run = await runOnce(o, cBin, dir, r, round);
+        log(`round ${round} ${r.name}: ${(run.bytesPerSecond / 1e9).toFixed(2)} GB/s`);
+        runs.push(run);
+      }
+    load.push(loadavg());
+    return summarize(o, list, runs, load);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const argv = process.argv.slice(2);
+  const d = await drainBench(argv, (l) => process.stderr.write(`${l}\n`));
+  process.stdout.write(`${argv.includes('--json') ? JSON.stringify(d) : formatTable(d)}\n`);
+}
