@@ -53,6 +53,7 @@ export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { describeLab, type LabMeasurement } from './lab/measure.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
 export { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from './lab/spec.js';
+export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
 export {

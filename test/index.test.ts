@@ -108,6 +108,8 @@ const EXPORTS = [
   'socketStats',
   'socketStatsFrom',
   'startExporter',
+  'alertRules',
+  'rulesYaml',
   'startServer',
   'startTcpSink',
   'statsDelta',

@@ -1,6 +1,6 @@
 // `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (startExporter).
 import type { Command } from 'commander';
-import { parseCount, parseListen, startExporter } from '../index.js';
+import { parseCount, parseListen, rulesYaml, startExporter } from '../index.js';
 
 export function register(program: Command): void {
   program
@@ -16,7 +16,12 @@ export function register(program: Command): void {
       '--no-host-counters',
       "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
     )
-    .action(async (o: { listen: string; top: string; hostCounters: boolean }) => {
+    .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
+    .action(async (o: { listen: string; top: string; hostCounters: boolean; printRules?: boolean }) => {
+      if (o.printRules) {
+        process.stdout.write(rulesYaml());
+        return;
+      }
       const listen = parseListen(o.listen, '--listen', '127.0.0.1');
       const top = parseCount(o.top, '--top', 0, 10000);
       const exp = await startExporter({

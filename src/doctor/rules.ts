@@ -1,6 +1,7 @@
 // The doctor's rules: pure functions from the values read off a host (src/doctor/host.ts) and the
 // targets (bandwidth, RTT, UDP receive buffer) to findings. Each finding says what the value limits,
 // in numbers, and the value that would hold the targets. Nothing here reads or writes the host.
+import { ADVICE } from '../policy/advice.js';
 import { ceiling, pinnedWindow, windowFor } from '../policy/bdp.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { BUFFER_SYSCTLS } from '../sys/sysctl.js';
@@ -246,17 +247,13 @@ export function diagnose(h: HostValues, t: Targets): Finding[] {
       ...(base?.seconds !== undefined ? { sinceSeconds: base.seconds } : {}),
     });
   };
-  counter(
-    'Udp.RcvbufErrors',
-    h.udp?.RcvbufErrors,
-    `datagrams dropped because a socket's receive buffer was full (raise the buffer: rmem_max, SO_RCVBUF; or read faster)`,
-  );
+  counter('Udp.RcvbufErrors', h.udp?.RcvbufErrors, `${ADVICE.udpRcvbuf.cause} (${ADVICE.udpRcvbuf.fix})`);
   counter('Udp.InErrors', h.udp?.InErrors, 'datagrams not delivered (receive-buffer drops included)');
   counter('Udp.SndbufErrors', h.udp?.SndbufErrors, 'datagrams not sent because a send buffer was full');
   counter(
     'softnet.dropped',
     h.softnetDrops,
-    `packets dropped because a CPU's backlog (netdev_max_backlog = ${s['net.core.netdev_max_backlog']?.[0] ?? '?'}) was full`,
+    `${ADVICE.softnetDropped.cause} (netdev_max_backlog = ${s['net.core.netdev_max_backlog']?.[0] ?? '?'}; ${ADVICE.softnetDropped.fix})`,
   );
   for (const [name, on, what] of [
     ['UDP_SEGMENT', h.udpSegment, 'GSO on send: one sendmsg carries up to 64 datagrams of one size'],

@@ -2,6 +2,7 @@
 // over an interval (deltas between two samples, keyed by socket cookie), and the flags that mark a
 // buffer-limited socket, with the reason in words. Pure: records and host limits in, rows out.
 
+import { ADVICE } from '../policy/advice.js';
 import { formatSize } from '../policy/units.js';
 import { IPPROTO_TCP, IPPROTO_UDP } from '../sys/constants.js';
 import type { SocketOwner } from './owners.js';
@@ -101,8 +102,7 @@ function pinnedReceive(s: DiagSocket, h: HostLimits, expected: number): string |
   if (t.rcvWscale >= expected || rb > h.tcpRmemMax * FAR_BELOW) return undefined;
   return (
     `receive buffer ${formatSize(rb)}, far below tcp_rmem max ${formatSize(h.tcpRmemMax)}, ` +
-    `window scale ${t.rcvWscale} where autotuning offers ${expected}: SO_RCVBUF was set before the ` +
-    'handshake, which switches autotuning off'
+    `window scale ${t.rcvWscale} where autotuning offers ${expected}: ${ADVICE.pinnedRcvbuf.cause}`
   );
 }
 
@@ -227,8 +227,7 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
           kind: 'sndbuf-limited',
           reason:
             `sndbuf-limited ${row.sndbufLimitedPct}% of busy time with a send buffer of ${formatSize(tb)}, ` +
-            `far below tcp_wmem max ${formatSize(host.tcpWmemMax)}: autotuning would have grown it, ` +
-            'so SO_SNDBUF is probably set (pinned)',
+            `far below tcp_wmem max ${formatSize(host.tcpWmemMax)}: ${ADVICE.pinnedSndbuf.cause}`,
         });
       }
     }
@@ -239,7 +238,7 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
         const raise =
           s.skmem.rcvbuf < host.rmemMax * 2
             ? `; SO_RCVBUF can go up to ${formatSize(host.rmemMax * 2)} (rmem_max ${formatSize(host.rmemMax)}) without privilege`
-            : '; it is at rmem_max: raise net.core.rmem_max, or read faster';
+            : `; ${ADVICE.udpRcvbufAtMax.cause}: ${ADVICE.udpRcvbufAtMax.fix}`;
         row.flags.push({
           kind: 'udp-drops',
           reason: `${d} datagrams dropped ${when}: receive buffer ${formatSize(s.skmem.rcvbuf)} full (${formatSize(s.skmem.rmemAlloc)} queued)${raise}`,

@@ -1,6 +1,7 @@
 // `sockbuf exporter` as a command: serves /metrics on loopback until SIGTERM; a port in use exits 3.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { test } from 'node:test';
 import { SOCKBUF_ARGV } from './argv.js';
@@ -67,4 +68,14 @@ test('exporter --no-host-counters leaves out the series node_exporter already ex
     e.child.kill('SIGTERM');
   }
   assert.equal(await e.exited, 0);
+});
+
+test('exporter --print-rules prints the shipped rules file and exits 0 without serving', () => {
+  const r = spawnSync(process.execPath, [...SOCKBUF_ARGV, 'exporter', '--print-rules'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, readFileSync(new URL('../../docs/sockbuf-rules.yml', import.meta.url), 'utf8'));
+  assert.doesNotMatch(r.stderr, /serving/);
 });

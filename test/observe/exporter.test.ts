@@ -1,6 +1,6 @@
 // The exporter over real HTTP on loopback, its text parsed back.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import net from 'node:net';
@@ -144,6 +144,52 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     for (const c of clients) c.destroy();
     py.kill();
     await exp.close();
+  }
+});
+
+test('promtool check metrics accepts a scrape with per-socket series; with host counters, only the names node_exporter uses are linted', async () => {
+  // a UDP socket that drops, so that sockbuf_socket_* and sockbuf_socket_owner_info have samples
+  const full = await startExporter({ port: 0, top: 100_000, own: true });
+  const ours = await startExporter({ port: 0, top: 100_000, own: true, hostCounters: false });
+  const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
+  const tx = dgram.createSocket('udp4');
+  try {
+    rx.on('message', () => {});
+    await new Promise<void>((r) => rx.bind(0, '127.0.0.1', r));
+    // @ts-expect-error: Node internal, stops reading so the kernel queue fills and drops
+    rx._handle.recvStop();
+    const port = rx.address().port;
+    for (let i = 0; i < 60; i++) await new Promise((r) => tx.send(Buffer.alloc(1000), port, '127.0.0.1', r));
+    const check = async (url: string) => {
+      const text = await (await fetch(url)).text();
+      const r = spawnSync('promtool', ['check', 'metrics'], {
+        input: text,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      if (r.error)
+        throw new Error(`promtool: ${r.error.message} (Debian package prometheus; .ci/run installs it)`);
+      return { text, code: r.status, problems: `${r.stdout}${r.stderr}`.split('\n').filter(Boolean) };
+    };
+    const own = await check(ours.url);
+    assert.match(own.text, new RegExp(`^sockbuf_socket_owner_info\\{.*port="${port}".*\\} 1$`, 'm'));
+    assert.equal(own.code, 0, own.problems.join('\n'));
+    assert.deepEqual(own.problems, []);
+    // node_exporter's own names (node_netstat_Udp_RcvbufErrors …) are CamelCase, and promtool lints
+    // them in node_exporter's output too: they are kept so that existing dashboards and alerts work
+    const all = await check(full.url);
+    assert.equal(all.code, 3, 'lint problems only (1 would be a parse error)');
+    assert.ok(all.problems.length > 0);
+    for (const p of all.problems)
+      assert.match(
+        p,
+        /^node_netstat_[A-Za-z0-9]+_[A-Za-z0-9]+ metric names should be written in 'snake_case' not 'camelCase'$/,
+      );
+  } finally {
+    rx.close();
+    tx.close();
+    await full.close();
+    await ours.close();
   }
 });
 

@@ -1,0 +1,206 @@
+// Prometheus alerting rules over the exporter's series (exporter.ts, host-metrics.ts): which socket is
+// limited by a pinned buffer or drops, and which host counters rise, each with what to do in the
+// words the doctor and inspect use (src/policy/advice.ts). Pure: `alertRules()` builds the rules,
+// `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/sockbuf-rules.yml holds.
+import { ADVICE, type Advice } from '../policy/advice.js';
+import { LIMITED_PCT } from './analyze.js';
+
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  for: string;
+  labels: { severity: 'warning' | 'info' };
+  annotations: { summary: string; description: string };
+}
+
+export interface RuleGroup {
+  name: string;
+  rules: AlertRule[];
+}
+
+/** The labels that name a socket series (exporter.ts socketSeries), with the exporter's instance. */
+const SERIES = 'on(instance, job, protocol, role, address, port)';
+const SHARE = LIMITED_PCT / 100;
+/** "Carrying load": busy sending at least this share of the time between two scrapes. */
+const BUSY = 0.1;
+
+/** A socket series in words: `tcp listener 127.0.0.1:5201` or `tcp socket to [::1]:5201`. */
+const SOCKET =
+  '{{ $labels.protocol }} {{ if eq $labels.role "listener" }}listener{{ else }}socket to{{ end }} ' +
+  '{{ if match ":" $labels.address }}[{{ $labels.address }}]{{ else }}{{ $labels.address }}{{ end }}:{{ $labels.port }}';
+
+/** ` (command, pid N)` from sockbuf_socket_owner_info when the exporter could read the owner. */
+const PROCESS =
+  '{{ range printf `sockbuf_socket_owner_info{instance=%q,protocol=%q,role=%q,address=%q,port=%q}` ' +
+  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port | query }}' +
+  ' ({{ .Labels.command }}, pid {{ .Labels.pid }}){{ end }}';
+
+/** A rate: `10`, `0.0167` (humanize would say `16.67m`). */
+const RATE = '{{ $value | printf "%.3g" }}';
+
+/** ` Sockets dropping: a:p (10/s), b:p (2/s).`: this instance's sockets whose `series` rose in 5 minutes. */
+const sockets = (series: string, what: string) =>
+  `{{ with printf \`topk(5, rate(${series.replace('}', ',instance=%q}')}[5m]) > 0)\` $labels.instance | query }}` +
+  ` ${what}: {{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s.Labels.address }}:{{ $s.Labels.port }}` +
+  ' ({{ $s.Value | printf "%.3g" }}/s){{ end }}.{{ end }}';
+
+const advise = (a: Advice, where = '') => `Cause: ${a.cause}. What to do${where}: ${a.fix}.`;
+
+const rule = (
+  alert: string,
+  expr: string,
+  duration: string,
+  severity: AlertRule['labels']['severity'],
+  summary: string,
+  description: string,
+): AlertRule => ({ alert, expr, for: duration, labels: { severity }, annotations: { summary, description } });
+
+/** The rules, in two groups: per socket (named by address, port and process) and per host. */
+export function alertRules(): RuleGroup[] {
+  const limited = (ratio: string, kind: string) =>
+    `sockbuf_socket_${ratio}_limited_ratio > ${SHARE}\n` +
+    `  and ${SERIES} sockbuf_socket_busy_ratio > ${BUSY}\n` +
+    `  and ${SERIES} sockbuf_socket_flagged{kind="${kind}"} == 1`;
+  const host = (counter: string) => `sum by(instance, job) (rate(${counter}[5m])) > 0`;
+  return [
+    {
+      name: 'sockbuf-sockets',
+      rules: [
+        rule(
+          'SockbufRwndLimitedByPinnedReceiveBuffer',
+          limited('rwnd', 'rwnd-limited'),
+          '10m',
+          'warning',
+          `${SOCKET}${PROCESS} is rwnd-limited {{ $value | humanizePercentage }} of its busy time: the peer's receive buffer is pinned`,
+          `On {{ $labels.instance }} it carries load and the peer's receive window holds it back ` +
+            `(rwnd-limited above ${SHARE * 100}% of busy time); the peer's window scale and window show a small ` +
+            `pinned receive buffer. ${advise(ADVICE.pinnedRcvbuf, ' (on the receiving side)')}`,
+        ),
+        rule(
+          'SockbufReceiveBufferPinned',
+          'sockbuf_socket_flagged{kind="pinned-rcvbuf"} == 1',
+          '10m',
+          'warning',
+          `${SOCKET}${PROCESS} receives through a pinned receive buffer that limits its sender`,
+          `On {{ $labels.instance }} its receive buffer is far below tcp_rmem max and its ` +
+            `window scale below what autotuning offers, while its sender is rwnd-limited or its queue stays full. ` +
+            advise(ADVICE.pinnedRcvbuf),
+        ),
+        rule(
+          'SockbufSendBufferPinned',
+          limited('sndbuf', 'sndbuf-limited'),
+          '10m',
+          'warning',
+          `${SOCKET}${PROCESS} is sndbuf-limited {{ $value | humanizePercentage }} of its busy time with a pinned send buffer`,
+          `On {{ $labels.instance }} it carries load and its own send buffer holds it back ` +
+            `(sndbuf-limited above ${SHARE * 100}% of busy time) with a buffer far below tcp_wmem max. ` +
+            advise(ADVICE.pinnedSndbuf),
+        ),
+        rule(
+          'SockbufUdpSocketDrops',
+          'rate(sockbuf_socket_drops_total{protocol="udp"}[5m]) > 0',
+          '5m',
+          'warning',
+          `${SOCKET}${PROCESS} drops ${RATE} datagrams/s: its receive buffer is full`,
+          `On {{ $labels.instance }} the socket keeps dropping datagrams (skmem d rising). ` +
+            advise(ADVICE.udpRcvbuf),
+        ),
+      ],
+    },
+    {
+      name: 'sockbuf-host',
+      rules: [
+        rule(
+          'SockbufUdpReceiveBufferErrors',
+          // rate() drops the name: the IPv6 counter gets a label so that the two stay apart in `or`
+          'sum by(instance, job) (\n  rate(node_netstat_Udp_RcvbufErrors[5m])\n' +
+            '  or label_replace(rate(node_netstat_Udp6_RcvbufErrors[5m]), "ip", "6", "", "")\n) > 0',
+          '5m',
+          'warning',
+          `{{ $labels.instance }} drops ${RATE} UDP datagrams/s on full receive buffers`,
+          `Udp RcvbufErrors rise on {{ $labels.instance }}.${sockets('sockbuf_socket_drops_total{protocol="udp"}', 'Sockets dropping')} ` +
+            advise(ADVICE.udpRcvbuf),
+        ),
+        rule(
+          'SockbufTcpListenDrops',
+          host('node_netstat_TcpExt_ListenDrops'),
+          '5m',
+          'warning',
+          `{{ $labels.instance }} drops ${RATE} incoming TCP connections/s at full accept queues`,
+          `TcpExt ListenDrops (ListenOverflows included) rise on {{ $labels.instance }}.` +
+            `${sockets('sockbuf_socket_drops_total{protocol="tcp",role="listener"}', 'Listeners dropping')} ` +
+            advise(ADVICE.listenDrops),
+        ),
+        rule(
+          'SockbufTcpMemoryPressure',
+          host('node_netstat_TcpExt_TCPMemoryPressures'),
+          '1m',
+          'warning',
+          '{{ $labels.instance }} enters TCP memory pressure',
+          `TcpExt TCPMemoryPressures rises on {{ $labels.instance }}. ${advise(ADVICE.tcpMemoryPressure)}`,
+        ),
+        rule(
+          'SockbufSoftnetDrops',
+          host('node_softnet_dropped_total'),
+          '5m',
+          'warning',
+          `{{ $labels.instance }} drops ${RATE} received packets/s at full CPU backlogs`,
+          `softnet_stat drops rise on {{ $labels.instance }}. ${advise(ADVICE.softnetDropped)}`,
+        ),
+        rule(
+          'SockbufSoftnetTimesSqueezed',
+          host('node_softnet_times_squeezed_total'),
+          '15m',
+          'info',
+          `{{ $labels.instance }} runs out of receive budget ${RATE} times/s`,
+          `softnet_stat time squeezes rise on {{ $labels.instance }}. ${advise(ADVICE.softnetSqueezed)}`,
+        ),
+      ],
+    },
+  ];
+}
+
+/**
+ * A YAML scalar: a JSON string is a YAML double-quoted scalar; a multi-line one becomes a literal
+ * block, a long one a folded block (broken at single spaces, which folding turns back into spaces).
+ */
+function scalar(value: string, indent: string): string {
+  const block = (style: string, lines: string[]) =>
+    `${style}\n${lines.map((l) => `${indent}${l}`).join('\n')}`;
+  if (value.includes('\n')) return block('|-', value.split('\n'));
+  if (value.length <= 80 || /\s\s|^\s|\s$/.test(value))
+    // single quotes spare the escapes where the text has double ones (as Biome formats YAML)
+    return value.includes('"') && !/['\\]/.test(value) ? `'${value}'` : JSON.stringify(value);
+  const lines: string[] = [];
+  for (const word of value.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + word.length < 96) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return block('>-', lines);
+}
+
+/** The rules file (Prometheus rule_files format), generated. Pure. */
+export function rulesYaml(groups: RuleGroup[] = alertRules()): string {
+  const out = [
+    '# sockbuf alerting rules over `sockbuf exporter` series (generated: sockbuf exporter --print-rules).',
+    '# Load with rule_files in prometheus.yml; check with promtool check rules.',
+    'groups:',
+  ];
+  for (const g of groups) {
+    out.push(`  - name: ${JSON.stringify(g.name)}`, '    rules:');
+    for (const r of g.rules) {
+      out.push(
+        `      - alert: ${JSON.stringify(r.alert)}`,
+        `        expr: ${scalar(r.expr, '          ')}`,
+        `        for: ${JSON.stringify(r.for)}`,
+        '        labels:',
+        `          severity: ${JSON.stringify(r.labels.severity)}`,
+        '        annotations:',
+        `          summary: ${scalar(r.annotations.summary, '            ')}`,
+        `          description: ${scalar(r.annotations.description, '            ')}`,
+      );
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

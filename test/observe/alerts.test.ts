@@ -1,0 +1,233 @@
+// The shipped alerting rules (docs/sockbuf-rules.yml) against the real promtool (Debian package
+// `prometheus`, installed by .ci/run): the file is what `sockbuf exporter --print-rules` prints,
+// `promtool check rules` accepts it, and `promtool test rules` runs input series for every alert,
+// firing and not firing, with the annotations each one renders (socket, process, what to do).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { alertRules, rulesYaml } from '../../src/observe/alerts.js';
+import { ADVICE, type Advice } from '../../src/policy/advice.js';
+
+const RULES = fileURLToPath(new URL('../../docs/sockbuf-rules.yml', import.meta.url));
+
+function promtool(...args: string[]) {
+  const r = spawnSync('promtool', args, { encoding: 'utf8', timeout: 60_000 });
+  if (r.error)
+    throw new Error(`promtool: ${r.error.message} (Debian package prometheus; .ci/run installs it)`);
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+test('docs/sockbuf-rules.yml is what rulesYaml() writes, and promtool check rules accepts it', () => {
+  assert.equal(
+    readFileSync(RULES, 'utf8'),
+    rulesYaml(),
+    'regenerate it: node dist/cli/main.js exporter --print-rules > docs/sockbuf-rules.yml',
+  );
+  const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
+  const r = promtool('check', 'rules', '--lint=all', '--lint-fatal', RULES);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, new RegExp(`SUCCESS: ${names.length} rules found`));
+});
+
+test('promtool check rules fails on a broken rule (the check can fail)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-rules-'));
+  try {
+    const broken = join(dir, 'broken.yml');
+    writeFileSync(
+      broken,
+      rulesYaml().replace('sockbuf_socket_busy_ratio > 0.1', 'sockbuf_socket_busy_ratio >'),
+    );
+    assert.notEqual(promtool('check', 'rules', broken).code, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---- promtool test rules: one scrape a minute, host1 misbehaves, host2 does not ----
+
+const H1 = { instance: 'host1:9477', job: 'sockbuf' };
+const H2 = { instance: 'host2:9477', job: 'sockbuf' };
+type Labels = Record<string, string>;
+const series = (name: string, labels: Labels, values: string) => ({
+  series: `${name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(',')}}`,
+  values,
+});
+const sock = (protocol: string, role: string, address: string, port: string) => ({
+  ...H1,
+  protocol,
+  role,
+  address,
+  port,
+});
+const cause = (a: Advice, where = '') => `Cause: ${a.cause}. What to do${where}: ${a.fix}.`;
+
+const client = sock('tcp', 'client', '10.0.0.2', '5201'); // pinned peer, loaded: fires
+const unpinned = sock('tcp', 'client', '10.0.0.2', '5202'); // loaded, rwnd-limited, peer not pinned
+const idle = sock('tcp', 'client', '10.0.0.2', '5203'); // pinned peer, busy 2 % of the time
+const brief = sock('tcp', 'client', '10.0.0.2', '5204'); // pinned peer, loaded for 5 minutes only
+const receiver = sock('tcp', 'listener', '::1', '5201'); // pinned receive buffer, no owner known
+const sender = sock('tcp', 'client', '10.0.0.3', '9000'); // pinned send buffer, two java processes
+const under = sock('tcp', 'client', '10.0.0.3', '9001'); // sndbuf-limited 40 %: below the share
+const statsd = sock('udp', 'listener', '0.0.0.0', '8125'); // drops 10/s
+const quiet = sock('udp', 'listener', '0.0.0.0', '8126'); // dropped once, long ago
+const web = sock('tcp', 'listener', '127.0.0.1', '8080'); // accept queue overflows 1/s
+
+const input = [
+  ...[client, unpinned, idle, brief].flatMap((s) => [
+    series('sockbuf_socket_rwnd_limited_ratio', s, '0.9x40'),
+    series('sockbuf_socket_busy_ratio', s, s === idle ? '0.02x40' : '0.8x40'),
+  ]),
+  ...[client, idle].map((s) => series('sockbuf_socket_flagged', { ...s, kind: 'rwnd-limited' }, '1x40')),
+  series('sockbuf_socket_flagged', { ...brief, kind: 'rwnd-limited' }, '1x5 _x35'),
+  series('sockbuf_socket_owner_info', { ...client, command: 'blast', pid: '42' }, '1x40'),
+  series('sockbuf_socket_flagged', { ...receiver, kind: 'pinned-rcvbuf' }, '1x40'),
+  series('sockbuf_socket_sndbuf_limited_ratio', sender, '0.75x40'),
+  series('sockbuf_socket_sndbuf_limited_ratio', under, '0.4x40'),
+  ...[sender, under].flatMap((s) => [
+    series('sockbuf_socket_busy_ratio', s, '0.5x40'),
+    series('sockbuf_socket_flagged', { ...s, kind: 'sndbuf-limited' }, '1x40'),
+  ]),
+  series('sockbuf_socket_owner_info', { ...sender, command: 'java', pid: '7,9' }, '1x40'),
+  series('sockbuf_socket_drops_total', statsd, '0+600x40'),
+  series('sockbuf_socket_drops_total', quiet, '500x40'),
+  series('sockbuf_socket_owner_info', { ...statsd, command: 'statsd', pid: '100' }, '1x40'),
+  series('sockbuf_socket_drops_total', web, '0+60x40'),
+  series('node_netstat_Udp_RcvbufErrors', H1, '0+600x40'),
+  series('node_netstat_Udp6_RcvbufErrors', H1, '0+60x40'),
+  series('node_netstat_Udp_RcvbufErrors', H2, '7x40'),
+  series('node_netstat_TcpExt_ListenDrops', H1, '0+60x40'),
+  series('node_netstat_TcpExt_ListenDrops', H2, '3x40'),
+  series('node_netstat_TcpExt_TCPMemoryPressures', H1, '0+1x40'),
+  series('node_netstat_TcpExt_TCPMemoryPressures', H2, '0x40'),
+  series('node_softnet_dropped_total', { ...H1, cpu: '0' }, '0+120x40'),
+  series('node_softnet_dropped_total', { ...H1, cpu: '1' }, '0x40'),
+  series('node_softnet_dropped_total', { ...H2, cpu: '0' }, '5x40'),
+  series('node_softnet_times_squeezed_total', { ...H1, cpu: '0' }, '0+30x40'),
+  series('node_softnet_times_squeezed_total', { ...H2, cpu: '0' }, '0x40'),
+];
+
+const alert = (labels: Labels, summary: string, description: string) => ({
+  exp_labels: labels,
+  exp_annotations: { summary, description },
+});
+
+/** Every alert at 25 minutes: past each `for`, with the series above. */
+const firing: Record<string, ReturnType<typeof alert>[]> = {
+  SockbufRwndLimitedByPinnedReceiveBuffer: [
+    alert(
+      { ...client, severity: 'warning' },
+      "tcp socket to 10.0.0.2:5201 (blast, pid 42) is rwnd-limited 90% of its busy time: the peer's receive buffer is pinned",
+      "On host1:9477 it carries load and the peer's receive window holds it back (rwnd-limited above 50% of busy " +
+        "time); the peer's window scale and window show a small pinned receive buffer. " +
+        cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)'),
+    ),
+  ],
+  SockbufReceiveBufferPinned: [
+    alert(
+      { ...receiver, kind: 'pinned-rcvbuf', severity: 'warning' },
+      'tcp listener [::1]:5201 receives through a pinned receive buffer that limits its sender',
+      'On host1:9477 its receive buffer is far below tcp_rmem max and its window scale below what autotuning ' +
+        'offers, while its sender is rwnd-limited or its queue stays full. ' +
+        cause(ADVICE.pinnedRcvbuf),
+    ),
+  ],
+  SockbufSendBufferPinned: [
+    alert(
+      { ...sender, severity: 'warning' },
+      'tcp socket to 10.0.0.3:9000 (java, pid 7,9) is sndbuf-limited 75% of its busy time with a pinned send buffer',
+      'On host1:9477 it carries load and its own send buffer holds it back (sndbuf-limited above 50% of busy ' +
+        'time) with a buffer far below tcp_wmem max. ' +
+        cause(ADVICE.pinnedSndbuf),
+    ),
+  ],
+  SockbufUdpSocketDrops: [
+    alert(
+      { ...statsd, severity: 'warning' },
+      'udp listener 0.0.0.0:8125 (statsd, pid 100) drops 10 datagrams/s: its receive buffer is full',
+      `On host1:9477 the socket keeps dropping datagrams (skmem d rising). ${cause(ADVICE.udpRcvbuf)}`,
+    ),
+  ],
+  SockbufUdpReceiveBufferErrors: [
+    alert(
+      { ...H1, severity: 'warning' },
+      'host1:9477 drops 11 UDP datagrams/s on full receive buffers',
+      `Udp RcvbufErrors rise on host1:9477. Sockets dropping: 0.0.0.0:8125 (10/s). ${cause(ADVICE.udpRcvbuf)}`,
+    ),
+  ],
+  SockbufTcpListenDrops: [
+    alert(
+      { ...H1, severity: 'warning' },
+      'host1:9477 drops 1 incoming TCP connections/s at full accept queues',
+      'TcpExt ListenDrops (ListenOverflows included) rise on host1:9477. Listeners dropping: 127.0.0.1:8080 (1/s). ' +
+        cause(ADVICE.listenDrops),
+    ),
+  ],
+  SockbufTcpMemoryPressure: [
+    alert(
+      { ...H1, severity: 'warning' },
+      'host1:9477 enters TCP memory pressure',
+      `TcpExt TCPMemoryPressures rises on host1:9477. ${cause(ADVICE.tcpMemoryPressure)}`,
+    ),
+  ],
+  SockbufSoftnetDrops: [
+    alert(
+      { ...H1, severity: 'warning' },
+      'host1:9477 drops 2 received packets/s at full CPU backlogs',
+      `softnet_stat drops rise on host1:9477. ${cause(ADVICE.softnetDropped)}`,
+    ),
+  ],
+  SockbufSoftnetTimesSqueezed: [
+    alert(
+      { ...H1, severity: 'info' },
+      'host1:9477 runs out of receive budget 0.5 times/s',
+      `softnet_stat time squeezes rise on host1:9477. ${cause(ADVICE.softnetSqueezed)}`,
+    ),
+  ],
+};
+
+test('promtool test rules: every alert fires on its input series and on nothing else', () => {
+  const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
+  assert.deepEqual(Object.keys(firing).sort(), [...names].sort(), 'a case for every shipped alert');
+  const doc = {
+    rule_files: [RULES],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: input,
+        alert_rule_test: [
+          // before any `for` has passed: pending, not firing
+          ...names.map((alertname) => ({ eval_time: '30s', alertname, exp_alerts: [] })),
+          ...names.map((alertname) => ({ eval_time: '25m', alertname, exp_alerts: firing[alertname] })),
+        ],
+      },
+    ],
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-rules-'));
+  try {
+    // JSON is YAML: promtool reads the test file as written
+    const file = join(dir, 'sockbuf-rules.test.yml');
+    writeFileSync(file, JSON.stringify(doc, null, 1));
+    const r = promtool('test', 'rules', file);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /SUCCESS/);
+    // and it can fail: an expectation the rules do not meet
+    const udp = doc.tests[0].alert_rule_test.find(
+      (t) => t.eval_time === '25m' && t.alertname === 'SockbufUdpSocketDrops',
+    );
+    assert.ok(udp);
+    udp.exp_alerts = [];
+    writeFileSync(file, JSON.stringify(doc, null, 1));
+    const wrong = promtool('test', 'rules', file);
+    assert.notEqual(wrong.code, 0, wrong.out);
+    assert.match(wrong.out, /SockbufUdpSocketDrops/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
