@@ -11,6 +11,7 @@ import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
 import { encodeHello, FRAME_INDEX_BYTES } from './hello.js';
+import { limitedShare, streamSummary } from './iperf3/summary.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 
 /** Bytes handed to one socket.write. */
@@ -125,6 +126,8 @@ export interface BlastOptions {
   raw?: boolean;
   /** The far end's secret (a `serve` test's), carried in the hello. */
   secret?: string;
+  /** Aborting closes every stream: the run rejects at once (the exporter's probe cap). */
+  signal?: AbortSignal;
 }
 
 export type Emit = (event: string, fields: Record<string, unknown>) => void;
@@ -199,9 +202,19 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
   if (opts.raw && opts.reverse) throw new UsageError('raw and reverse cannot be combined', 'raw');
   const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
   const test = randomUUID();
+  const signal = opts.signal;
+  signal?.throwIfAborted();
   // the first interval's limited % counts from each stream's connect
-  const conns = await openStreams(opts, (conn) => conn.sample());
+  const conns = await openStreams(opts, (conn) => {
+    signal?.throwIfAborted(); // openStreams closes what it opened
+    conn.sample();
+  });
   const streams: Stream[] = conns.map((conn, index) => ({ index, conn, bytes: 0, lastBytes: 0 }));
+  // each stream's pump or close wait rejects once its socket is gone
+  const abort = () => {
+    for (const s of streams) s.conn.socket.destroy();
+  };
+  signal?.addEventListener('abort', abort, { once: true });
   const perStream = opts.bytes === undefined ? undefined : Math.ceil(opts.bytes / opts.parallel);
   const sndbuf =
     opts.reverse && opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
@@ -277,8 +290,10 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     );
   } finally {
     clearInterval(timer);
-    for (const s of streams) s.conn.socket.destroy();
+    signal?.removeEventListener('abort', abort);
+    abort();
   }
+  signal?.throwIfAborted();
   const secs = (performance.now() - started) / 1000;
   const per = streams.map((s) => {
     const v = s.verifier;
@@ -288,7 +303,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
       bytes: streamBytes(s, opts.reverse),
       ...(v ? { frames: v.frames, mismatches: v.mismatches } : {}),
       ...(error ? { error } : {}),
-      reader: s.conn.stats().reader,
+      ...streamSummary(s.conn),
     };
   });
   const bytes = per.reduce((a, s) => a + s.bytes, 0);
@@ -308,6 +323,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     bytes,
     seconds: secs,
     bytesPerSecond: bytes / secs,
+    ...limitedShare(per),
     perStream: per,
   };
 }

@@ -38,6 +38,8 @@ export interface Iperf3BlastOptions {
   reader?: ReaderSpec;
   /** Seconds the server has to answer the cookie (default 10): past it, this is no iperf3 server. */
   answerSeconds?: number;
+  /** Aborting closes every connection of the test: the run rejects at once (the exporter's probe cap). */
+  signal?: AbortSignal;
 }
 
 /** The largest write iperf3 itself allows for TCP (MAX_BLOCKSIZE, its -l). */
@@ -78,8 +80,19 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
   const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const cookie = makeCookie();
   const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
-  const ctrl = new ControlChannel(await connect({ host: opts.host, port: opts.port }));
+  const signal = opts.signal;
+  signal?.throwIfAborted();
+  const ctrlConn = await connect({ host: opts.host, port: opts.port });
+  if (signal?.aborted) ctrlConn.socket.destroy();
+  signal?.throwIfAborted();
+  const ctrl = new ControlChannel(ctrlConn);
   const streams: Stream[] = [];
+  // every read, write and wait below rejects once its socket is gone
+  const abort = () => {
+    ctrl.conn.socket.destroy();
+    for (const s of streams) s.conn.socket.destroy();
+  };
+  signal?.addEventListener('abort', abort, { once: true });
   const received = (s: Stream) => s.conn.reader.bytes;
   const count = (s: Stream) => (opts.reverse ? received(s) : s.bytes);
   try {
@@ -102,7 +115,11 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
       }),
     );
     await expect(ctrl, State.CREATE_STREAMS, where);
-    const conns = await openStreams(opts, (conn) => conn.socket.write(cookie));
+    const conns = await openStreams(opts, (conn) => {
+      signal?.throwIfAborted(); // openStreams closes what it opened
+      conn.socket.write(cookie);
+    });
+    signal?.throwIfAborted();
     for (const [i, conn] of conns.entries())
       streams.push({ index: i, id: streamId(i), conn, bytes: 0, lastBytes: 0 });
     await expect(ctrl, State.TEST_START, where);
@@ -215,7 +232,7 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
       },
     };
   } finally {
-    ctrl.conn.socket.destroy();
-    for (const s of streams) s.conn.socket.destroy();
+    signal?.removeEventListener('abort', abort);
+    abort();
   }
 }

@@ -97,3 +97,32 @@ test('runIperf3Blast: parallel outside 1 to 128 is a UsageError naming parallel,
     (err: unknown) => err instanceof UsageError && err.option === 'parallel',
   );
 });
+
+test('runIperf3Blast: an abort ends a run that waits on a silent server at once, its connection closed', async () => {
+  const { srv, port } = await server(undefined);
+  const closed = new Promise<void>((r) => srv.once('connection', (s) => s.once('close', () => r())));
+  const ac = new AbortController();
+  const t0 = performance.now();
+  setTimeout(() => ac.abort(new Error('cap')), 200);
+  try {
+    await assert.rejects(
+      runIperf3Blast(
+        {
+          host: '127.0.0.1',
+          port,
+          seconds: 5,
+          parallel: 1,
+          size: 131072,
+          reverse: false,
+          intervalSeconds: 1,
+          signal: ac.signal,
+        },
+        () => {},
+      ),
+    );
+    assert.ok(performance.now() - t0 < 2000, `ended ${performance.now() - t0} ms after the start`);
+    await closed;
+  } finally {
+    srv.close();
+  }
+});
