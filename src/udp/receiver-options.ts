@@ -42,7 +42,7 @@ export type ResolvedReceiverOptions = Required<Omit<UdpReceiverOptions, 'listen'
  * reader thread, sharing a CPU with the consumer and other processes, was off it for up to 10–80 ms
  * at a time (its schedstat), so the kernel dropped 1–6 %. 64 MiB absorbed most such gaps at 0.8 × a
  * C pair's rate but still lost 1–4.6 % in 4 of 5 runs at 1.0 × (12–16 M/s), where 256 MiB lost
- * nothing in 7 of 7 runs at 0.9–1.0 × (bench/udp-goals.mjs --sink-args). The kernel charges only
+ * nothing in 7 of 7 runs at 0.9–1.0 × (scripts/udp-goals.ts --sink-args). The kernel charges only
  * what is queued, so an idle socket costs nothing; a stalled one holds at most this much.
  */
 export const GRO_RCVBUF = 256 * 1024 * 1024;

@@ -1,4 +1,4 @@
-// Same-run C references for the UDP benchmarks (bench/udp-goals.mjs builds this with gcc).
+// Same-run C references for the UDP benchmarks (scripts/udp-goals.ts builds this with gcc).
 //   udp send-mmsg PORT SECONDS          sendmmsg, 64 B datagrams, full speed
 //   udp send-gso  PORT SECONDS [RATE]   UDP_SEGMENT, 64 segments of 64 B per send; RATE datagrams/s (0: max)
 //   udp recv-mmsg PORT                  recvmmsg, until 1 s with nothing after the first datagram
