@@ -46,6 +46,13 @@ export {
   type Emit as EndEmit,
   runBlast as runTcpBlast,
 } from './ends/tcp-source.js';
+export {
+  createUdpBlast,
+  parseSendRate,
+  UdpBlast,
+  type UdpBlastOptions,
+  type UdpBlastResult,
+} from './ends/udp-blast.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult, WARM_UP_SECONDS } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
@@ -161,8 +168,11 @@ export {
 } from './udp/receiver.js';
 export {
   createUdpSender,
-  parseSendRate,
+  type GsoRefusal,
+  MAX_DATAGRAM,
+  UdpSendError,
   UdpSender,
   type UdpSenderOptions,
-  type UdpSendResult,
+  type UdpSenderStats,
+  type UdpTarget,
 } from './udp/sender.js';

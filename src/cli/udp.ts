@@ -2,7 +2,7 @@
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
 import {
-  createUdpSender,
+  createUdpBlast,
   farEndFromEnv,
   formatBitRate,
   formatDuration,
@@ -169,7 +169,7 @@ export function registerBlastUdp(blast: Command): void {
       const size = parseSize(o.size, '--size');
       parseSendRate(o.rate, size, '--rate');
       const duration = parseDuration(o.duration, '--duration');
-      const sender = createUdpSender({
+      const sender = createUdpBlast({
         to,
         size,
         rate: o.rate,

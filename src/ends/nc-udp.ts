@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
-import { splitDatagramStream } from '../udp/datagram.js';
 import { printEvent } from './event.js';
+import { splitDatagramStream } from './udp-header.js';
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};

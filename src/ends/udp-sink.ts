@@ -8,7 +8,7 @@ import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { checkRange } from '../udp/receiver-options.js';
-import { createUdpSender } from '../udp/sender.js';
+import { createUdpBlast } from './udp-blast.js';
 import { type SequenceReport, SequenceTracker } from './udp-tracker.js';
 
 export interface UdpSinkOptions extends UdpReceiverOptions {
@@ -156,7 +156,7 @@ async function warmUp(
   queued: () => number,
 ) {
   const window = Math.max(16, Math.floor(rcvbuf / 4 / 1024));
-  const s = createUdpSender({ to: { host: selfAddress(host), port }, size: 64, rate: 'max', gso: gro });
+  const s = createUdpBlast({ to: { host: selfAddress(host), port }, size: 64, rate: 'max', gso: gro });
   const t0 = performance.now();
   const base = taken();
   let sent = 0;

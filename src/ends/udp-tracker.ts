@@ -7,7 +7,7 @@
 // tailLost = sent − (highest + 1): how many of the last datagrams sent never came (seed 004).
 // jitter is RFC 3550's: J += (|D| − J) / 16 over the transit-time differences of consecutive arrivals.
 
-import { DATA_MAGIC, type DatagramHeader, readHeader } from '../udp/datagram.js';
+import { DATA_MAGIC, type DatagramHeader, readHeader } from './udp-header.js';
 
 const WINDOW = 1 << 16;
 const WORDS = WINDOW >>> 5;

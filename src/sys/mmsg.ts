@@ -1,8 +1,18 @@
 // struct mmsghdr / msghdr / iovec / cmsghdr as raw memory (LP64: x86_64 and aarch64), and the
 // recvmmsg, sendmmsg and ppoll calls over them. Nothing else: batching, rings and splitting live in
 // src/udp. Every pointer inside these structs is the address of a Buffer the MsgVec keeps alive.
-import { AF_INET, IPPROTO_UDP, POLLIN, SOCK_CLOEXEC, SOCK_DGRAM, UDP_GRO, UDP_SEGMENT } from './constants.js';
-import { addressOf, errno, fn, timespec } from './libc.js';
+import {
+  AF_INET,
+  IPPROTO_UDP,
+  MSG_DONTWAIT,
+  POLLIN,
+  POLLOUT,
+  SOCK_CLOEXEC,
+  SOCK_DGRAM,
+  UDP_GRO,
+  UDP_SEGMENT,
+} from './constants.js';
+import { addressOf, callAsync, errno, fn, timespec } from './libc.js';
 
 /** sizeof(struct msghdr), sizeof(struct mmsghdr), sizeof(struct iovec) on LP64 Linux. */
 export const MSGHDR_SIZE = 56;
@@ -132,6 +142,108 @@ export function findIntCmsg(buf: Buffer, offset: number, len: number, level: num
   return undefined;
 }
 
+/** CMSG_SPACE(sizeof(u16)): one cmsghdr (16 bytes) and a u16 segment size, aligned to 8. */
+export const CMSG_U16_SPACE = 24;
+const TWO_32 = 4294967296;
+
+/**
+ * The send side: `count` struct mmsghdr, each with one iovec into `data` (where the caller copies
+ * the payloads), an optional destination (one of `count` sockaddr slots) and an optional UDP_SEGMENT
+ * control message (GSO: the kernel cuts the message into datagrams of that size, the last one may be
+ * shorter). Pointers are written as two 32-bit words from numeric addresses (user-space addresses fit
+ * in 2^53), so that filling a message allocates nothing and calls nothing.
+ */
+export class SendVec {
+  readonly count: number;
+  readonly data: Buffer;
+  readonly hdr: Buffer;
+  private readonly iov: Buffer;
+  private readonly names: Buffer;
+  private readonly control: Buffer;
+  private readonly h32: Uint32Array;
+  private readonly iov32: Uint32Array;
+  private readonly ctl16: Uint16Array;
+  private readonly nameLens: Uint32Array;
+  private readonly dataBase: number;
+  private readonly iovBase: number;
+  private readonly namesBase: number;
+  private readonly ctlBase: number;
+
+  constructor(count: number, dataBytes: number) {
+    this.count = count;
+    this.data = Buffer.allocUnsafeSlow(dataBytes);
+    this.hdr = Buffer.alloc(count * MMSGHDR_SIZE);
+    this.iov = Buffer.alloc(count * IOVEC_SIZE);
+    this.names = Buffer.alloc(count * NAME_SIZE);
+    this.control = Buffer.alloc(count * CMSG_U16_SPACE);
+    this.h32 = new Uint32Array(this.hdr.buffer, this.hdr.byteOffset, this.hdr.length >> 2);
+    this.iov32 = new Uint32Array(this.iov.buffer, this.iov.byteOffset, this.iov.length >> 2);
+    this.ctl16 = new Uint16Array(this.control.buffer, this.control.byteOffset, this.control.length >> 1);
+    this.nameLens = new Uint32Array(count);
+    this.dataBase = Number(addressOf(this.data));
+    this.iovBase = Number(addressOf(this.iov));
+    this.namesBase = Number(addressOf(this.names));
+    this.ctlBase = Number(addressOf(this.control));
+    for (let i = 0; i < count; i++) {
+      const h = (i * MMSGHDR_SIZE) >> 2;
+      this.put(h + (OFF_IOV >> 2), this.iovBase + i * IOVEC_SIZE);
+      this.h32[h + (OFF_IOVLEN >> 2)] = 1;
+      // struct cmsghdr { u64 cmsg_len = CMSG_LEN(2) = 18; i32 level = SOL_UDP; i32 type = UDP_SEGMENT }
+      this.control.writeBigUInt64LE(18n, i * CMSG_U16_SPACE);
+      this.control.writeInt32LE(IPPROTO_UDP, i * CMSG_U16_SPACE + 8);
+      this.control.writeInt32LE(UDP_SEGMENT, i * CMSG_U16_SPACE + 12);
+    }
+  }
+
+  /** A 64-bit pointer at 32-bit word `w` of hdr. */
+  private put(w: number, addr: number): void {
+    this.h32[w] = addr >>> 0;
+    this.h32[w + 1] = Math.floor(addr / TWO_32);
+  }
+
+  /** Puts a destination (struct sockaddr_in or _in6) in slot `slot`, for setMessage. */
+  setName(slot: number, sockaddr: Buffer): void {
+    sockaddr.copy(this.names, slot * NAME_SIZE);
+    this.nameLens[slot] = sockaddr.length;
+  }
+
+  /**
+   * Message i: `length` bytes of data from `offset`, to the destination in `slot` (−1: the socket's
+   * connected peer), cut into datagrams of `segment` bytes by the kernel (0: one datagram).
+   */
+  setMessage(i: number, offset: number, length: number, slot: number, segment: number): void {
+    const v = i << 2;
+    const addr = this.dataBase + offset;
+    this.iov32[v] = addr >>> 0;
+    this.iov32[v + 1] = Math.floor(addr / TWO_32);
+    this.iov32[v + 2] = length;
+    const h = (i * MMSGHDR_SIZE) >> 2;
+    if (slot < 0) {
+      this.h32[h] = 0;
+      this.h32[h + 1] = 0;
+      this.h32[h + (OFF_NAMELEN >> 2)] = 0;
+    } else {
+      this.put(h, this.namesBase + slot * NAME_SIZE);
+      this.h32[h + (OFF_NAMELEN >> 2)] = this.nameLens[slot];
+    }
+    if (segment > 0) {
+      this.put(h + (OFF_CONTROL >> 2), this.ctlBase + i * CMSG_U16_SPACE);
+      this.h32[h + (OFF_CONTROLLEN >> 2)] = CMSG_U16_SPACE;
+      this.ctl16[(i * CMSG_U16_SPACE + 16) >> 1] = segment;
+    } else {
+      this.h32[h + (OFF_CONTROL >> 2)] = 0;
+      this.h32[h + (OFF_CONTROL >> 2) + 1] = 0;
+      this.h32[h + (OFF_CONTROLLEN >> 2)] = 0;
+    }
+  }
+
+  /** sendmmsg(fd, messages [from, from + n), MSG_DONTWAIT): the count sent, or −errno. */
+  send(fd: number, from: number, n: number): number {
+    const r = fn('sendmmsg')(fd, from ? this.hdr.subarray(from * MMSGHDR_SIZE) : this.hdr, n, MSG_DONTWAIT);
+    return r < 0 ? -errno() : r;
+  }
+}
+
 /** recvmmsg(fd, vec[from..from+n), n, flags, NULL): the count received, or −errno. */
 export function recvmmsg(fd: number, vec: MsgVec, from: number, n: number, flags: number): number {
   const r = fn('recvmmsg')(fd, from ? vec.hdr.subarray(from * MMSGHDR_SIZE) : vec.hdr, n, flags, null);
@@ -164,6 +276,18 @@ export class ReadableWaiter {
   nap(ns: number): void {
     fn('ppoll')(null, 0, timespec(ns, this.ts), null);
   }
+}
+
+/**
+ * Resolves when `fd` can take a send (POLLOUT) or after `ms`, whichever comes first: poll(2) in
+ * koffi's worker pool, so the event loop runs meanwhile. Resolves true when writable.
+ */
+export async function writable(fd: number, ms: number): Promise<boolean> {
+  const pfd = Buffer.alloc(8);
+  pfd.writeInt32LE(fd, 0);
+  pfd.writeInt16LE(POLLOUT, 4);
+  const r = await callAsync('poll', pfd, 1, ms);
+  return r > 0;
 }
 
 /** Whether this kernel offers UDP_SEGMENT (GSO on send, 4.18+) and UDP_GRO (GRO on receive, 5.0+). */

@@ -1,67 +1,114 @@
-// The paced UDP sender's options and result, and the one parser of a send rate. Pure.
-import type { HostPort } from '../policy/address.js';
-import { parseBitRate, parsePacketRate, UsageError } from '../policy/units.js';
+// The application sender's options, destinations and errors. Pure: no socket here.
+import { isIP } from 'node:net';
+import { type HostPort, parseTo } from '../policy/address.js';
+import { parseSize, UsageError } from '../policy/units.js';
+import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
 
-/** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO send must not exceed it in total. */
+/** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
+/** Messages per sendmmsg: the kernel takes up to UIO_MAXIOV (1024). */
+export const MAX_BATCH = 1024;
 
 export interface UdpSenderOptions {
-  to: string | HostPort;
-  /** Payload bytes per datagram (default 64). Below 24 bytes datagrams carry no sequence number. */
-  size?: number | string;
-  /** Datagrams per second (`100k`), a bit rate of payload (`500mbit`), or 'max' (default). */
-  rate?: number | string;
-  /** Sockets with distinct source ports, sent to in turn (default 1). */
-  flows?: number;
-  /** Messages per sendmmsg (default 32; with GSO each message is up to 64 datagrams). */
+  /**
+   * Default destination, `HOST:PORT` or `{ host, port }` (a host name resolves once: await ready()).
+   * The socket is connected to it, so a send without `to` goes there.
+   */
+  to?: string | HostPort;
+  /** Send on this UDP socket instead of making one (the sender does not close it). */
+  fd?: number;
+  /** The family of the socket it makes when `to` is not given: 'udp4' (default) or 'udp6'. */
+  type?: 'udp4' | 'udp6';
+  /** UDP_SEGMENT (GSO) for runs of equal-size datagrams to one destination: 'auto' (default), true, false. */
+  gso?: OffloadOption;
+  /** Messages per sendmmsg (1 to 1024, default 64; with GSO a message carries up to 64 datagrams). */
   batch?: number;
   /** SO_SNDBUF to ask for (default: the kernel's). */
   sndbuf?: number | string;
-  /** UDP_SEGMENT: true, false (default) or 'auto'. Falls back to sendmmsg, once, where refused. */
-  gso?: OffloadOption;
 }
 
-export interface UdpSendResult {
-  sent: number;
+/** Where one datagram goes: `HOST:PORT` with an address, `{ address, port }` (an rinfo) or `{ host, port }`. */
+export type UdpTarget = string | { address: string; port: number } | HostPort;
+
+/** What a sender has done since it was made. */
+export interface UdpSenderStats {
+  /** Datagrams and payload bytes the kernel accepted. */
+  datagrams: number;
   bytes: number;
-  seconds: number;
-  datagramsPerSecond: number;
-  /** Payload bits per second. */
-  bitsPerSecond: number;
-  /** Datagrams the kernel refused (ENOBUFS …), by errno; refused datagrams are retried, not numbered. */
-  sendErrors: number;
-  sendErrorsByCode: Record<string, number>;
-  /** Times the socket buffer was full (EAGAIN) and the sender waited. */
-  sendBlocked: number;
-  /** Udp SndbufErrors of the whole host (IPv4) during the run. */
-  hostSndbufErrors: number;
-  sendCalls: number;
-  flows: number;
-  size: number;
-  /** Whether UDP_SEGMENT was used; `gsoFallback` says why it was not, if it was asked for. */
-  gso: boolean;
-  gsoFallback?: string;
-  /** When the last burst of datagrams was sent, ms since the epoch (seed 004's drift counts from it). */
-  endedAtMs: number;
+  /** sendmmsg calls, and the messages among them that carried several datagrams (GSO). */
+  calls: number;
+  gsoMessages: number;
+  /** Times the socket buffer was full (EAGAIN). */
+  blocked: number;
+  /** Datagrams the kernel refused (the UdpSendError thrown), by errno name. */
+  errorsByCode: Record<string, number>;
 }
 
-/** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */
-export function parseSendRate(value: number | string, size: number, option = 'rate'): number {
-  if (typeof value === 'number') {
-    if (value > 0) return value;
-    throw new UsageError(`invalid value for ${option}: '${value}' (expected a positive rate)`);
+/**
+ * The kernel refused datagrams [index, index + count) of a batch (one message: one datagram, or a
+ * GSO run): ECONNREFUSED after an ICMP port unreachable on a connected socket, ENETUNREACH,
+ * EACCES (broadcast without SO_BROADCAST) … `sent` datagrams of the call went before them.
+ */
+export class UdpSendError extends Error {
+  readonly code: string;
+  readonly syscall = 'sendmmsg';
+  constructor(
+    readonly errno: number,
+    readonly index: number,
+    readonly count: number,
+    /** Datagrams of the call that went before (sendBatch counts the whole batch). */
+    public sent: number,
+  ) {
+    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    super(`sendmmsg failed: ${code} (datagram ${index}${count > 1 ? ` and the ${count - 1} after it` : ''})`);
+    this.name = 'UdpSendError';
+    this.code = code;
   }
-  if (value.trim() === 'max') return Number.POSITIVE_INFINITY;
-  try {
-    return parsePacketRate(value, option);
-  } catch {
-    try {
-      return parseBitRate(value, option) / (8 * Math.max(size, 1));
-    } catch {
+}
+
+/** The batch option, checked once. */
+export function checkBatch(batch: number | undefined): number {
+  const b = batch ?? 64;
+  if (!Number.isInteger(b) || b < 1 || b > MAX_BATCH)
+    throw new UsageError(`invalid value for batch: '${b}' (expected a whole number from 1 to ${MAX_BATCH})`);
+  return b;
+}
+
+export function checkSndbuf(sndbuf: number | string | undefined): number | undefined {
+  return sndbuf === undefined ? undefined : parseSize(sndbuf, 'sndbuf');
+}
+
+/** A datagram of a batch: a Uint8Array (Buffer) of at most MAX_DATAGRAM bytes. */
+export function badDatagram(d: unknown, index: number): UsageError {
+  const what = d instanceof Uint8Array ? `${d.length} bytes` : d === null ? 'null' : `a ${typeof d}`;
+  const expected =
+    d instanceof Uint8Array
+      ? `at most ${MAX_DATAGRAM} bytes, the largest UDP payload`
+      : 'a Buffer or Uint8Array';
+  return new UsageError(`invalid value for datagrams[${index}]: '${what}' (expected ${expected})`);
+}
+
+/** `{ host, port }` of a destination given to sendBatch: an address, never a name (nothing resolves there). */
+export function parseTarget(t: UdpTarget, option: string): HostPort {
+  let hp: HostPort;
+  if (typeof t === 'string') hp = parseTo(t, option);
+  else if (t !== null && typeof t === 'object') {
+    const host = 'address' in t ? t.address : t.host;
+    hp = { host: String(host), port: t.port };
+    if (!Number.isInteger(hp.port) || hp.port < 1 || hp.port > 65535)
       throw new UsageError(
-        `invalid value for ${option}: '${value}' (expected max, a datagram rate such as 100k, or a bit rate such as 500mbit)`,
+        `invalid value for ${option}: '${String(t.port)}' (expected a port from 1 to 65535)`,
+        option,
       );
-    }
-  }
+  } else
+    throw new UsageError(
+      `invalid value for ${option}: '${String(t)}' (expected HOST:PORT or { address, port })`,
+    );
+  if (!isIP(hp.host))
+    throw new UsageError(
+      `invalid value for ${option}: '${hp.host}' (expected an IP address: resolve names first, or give the sender's to)`,
+      option,
+    );
+  return hp;
 }

@@ -1,344 +1,382 @@
-// The paced UDP sender: sendmmsg batches (or UDP_SEGMENT super-datagrams with gso), `flows` sockets
-// with distinct source ports, every datagram stamped with its flow, sequence number and send time.
-// Pacing follows iperf3's pacing timer: every ~1 ms it sends what is due since the start, so a rate is
-// met on average with bursts of about a millisecond's worth. Sequence numbers are assigned only to
-// datagrams the kernel accepted, so sent = what a receiver can account for, exactly.
-import { randomInt } from 'node:crypto';
+// The application's UDP sender: the caller's datagrams go out in batches, up to `batch` messages per
+// sendmmsg, and a run of datagrams of one size to one destination goes as one UDP_SEGMENT (GSO)
+// message that the kernel cuts into datagrams (the last one of a run may be shorter, as the kernel
+// allows). Where the kernel refuses GSO (EIO: a device without checksum offload; EINVAL/EMSGSIZE: a
+// segment larger than the path's MTU) the refused run goes again as plain datagrams and the refusal is
+// remembered (all GSO after EIO; that segment size and larger after EINVAL/EMSGSIZE).
+// Payloads are copied into the sender's own memory before the call, so the caller may reuse its
+// buffers as soon as trySendBatch returns (for sendBatch: once its promise settles).
 import { isIP } from 'node:net';
-import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
-import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { durationMs, parseSize, UsageError } from '../policy/units.js';
+import { UsageError } from '../policy/units.js';
 import {
   EAGAIN,
+  EINTR,
   EINVAL,
   EIO,
   EMSGSIZE,
   ERRNO_NAMES,
-  IPPROTO_UDP,
-  MSG_DONTWAIT,
   SO_SNDBUF,
   SOCK_DGRAM,
   SOL_SOCKET,
-  UDP_SEGMENT,
 } from '../sys/constants.js';
 import { call } from '../sys/libc.js';
-import { MsgVec, sendmmsg } from '../sys/mmsg.js';
+import { SendVec, writable } from '../sys/mmsg.js';
 import { encodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
-import {
-  DATA_MAGIC,
-  type DatagramHeader,
-  HEADER_BYTES,
-  nowUs,
-  TRAILER_BYTES,
-  TRAILER_MAGIC,
-  writeHeader,
-} from './datagram.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { gsoAvailable } from './offload.js';
-import { MAX_DATAGRAM, parseSendRate, type UdpSenderOptions, type UdpSendResult } from './sender-options.js';
+import {
+  badDatagram,
+  checkBatch,
+  checkSndbuf,
+  MAX_DATAGRAM,
+  parseTarget,
+  UdpSendError,
+  type UdpSenderOptions,
+  type UdpSenderStats,
+  type UdpTarget,
+} from './sender-options.js';
 
-export type { UdpSenderOptions, UdpSendResult } from './sender-options.js';
-export { MAX_DATAGRAM, parseSendRate } from './sender-options.js';
+export type { UdpSenderOptions, UdpSenderStats, UdpTarget } from './sender-options.js';
+export { MAX_DATAGRAM, UdpSendError } from './sender-options.js';
 
-interface Flow {
-  fd: number;
-  id: number;
-  seq: number;
+export interface GsoRefusal {
+  code: string;
+  segment?: number;
 }
 
+/** A destination, its sockaddr encoded once. */
+interface Dest {
+  host: string;
+  port: number;
+  sa: Buffer;
+}
+
+/** Staging memory for one sendmmsg: starts small, grows (doubling) to this when calls fill it. */
+const MIN_STAGING = 128 * 1024;
+const MAX_STAGING = 1024 * 1024;
+
 export class UdpSender {
-  readonly to: HostPort;
-  readonly size: number;
-  readonly rate: number;
-  private readonly flows: Flow[] = [];
-  private readonly batch: number;
-  private segs = 1;
-  private gso: boolean;
-  private gsoFallback: string | undefined;
-  private readonly buf: Buffer;
-  private readonly view: DataView;
-  /** The data header being stamped, one object reused for every datagram. */
-  private readonly header: DatagramHeader = { magic: DATA_MAGIC, flow: 0, seq: 0, sendUs: 0 };
-  private readonly vec: MsgVec;
-  private next = 0;
-  private sent = 0;
-  private bytes = 0;
-  private calls = 0;
-  private errors = 0;
-  private blocked = 0;
-  private readonly byCode: Record<string, number> = {};
+  /** The default destination (connected), if one was given. */
+  readonly to: HostPort | undefined;
+  readonly batch: number;
+  private fdValue = -1;
+  private readonly ownsFd: boolean;
+  private vec: SendVec | undefined;
+  /** Per message of the current call: its first datagram, how many it carries, its bytes. */
+  private readonly starts: Int32Array;
+  private readonly counts: Int32Array;
+  private readonly lens: Int32Array;
+  private readonly segs: Int32Array;
+  /** GSO only for segments up to this size (0: off). */
+  private gsoMax: number;
+  private refusal: GsoRefusal | undefined;
+  private readonly dests = new Map<string, Dest>();
+  private lastTarget: UdpTarget | undefined;
+  private lastDest: Dest | undefined;
   private closed = false;
   private opening: Promise<void> | undefined;
-  /** Called once when GSO was asked for and the kernel refused it (the fallback is taken). */
+  private readonly counters: UdpSenderStats = {
+    datagrams: 0,
+    bytes: 0,
+    calls: 0,
+    gsoMessages: 0,
+    blocked: 0,
+    errorsByCode: {},
+  };
+  /** Called once when the kernel refuses GSO (the refused datagrams went without it). */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
-  constructor(o: UdpSenderOptions) {
-    this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
-    this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
-    if (this.size > MAX_DATAGRAM)
-      throw new UsageError(
-        `invalid value for size: '${this.size}' (the largest UDP datagram is ${MAX_DATAGRAM})`,
-      );
-    this.rate = parseSendRate(o.rate ?? 'max', this.size);
-    const flows = o.flows ?? 1;
-    if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
-      throw new UsageError(`invalid value for flows: '${flows}' (expected a whole number from 1 to 1024)`);
-    this.batch = o.batch ?? 32;
-    if (!Number.isInteger(this.batch) || this.batch < 1 || this.batch > 1024)
-      throw new UsageError(
-        `invalid value for batch: '${this.batch}' (expected a whole number from 1 to 1024)`,
-      );
-    this.gso = gsoAvailable(o.gso ?? false);
-    if (o.gso === true || o.gso === 'auto') {
-      if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';
-      else if (this.size < HEADER_BYTES || Math.floor(MAX_DATAGRAM / this.size) < 2) {
-        this.gso = false;
-        this.gsoFallback = `size ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes`;
-      }
-    }
-    if (this.gso) this.segs = Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / this.size));
-    const sndbuf = o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, 'sndbuf');
-    const open = (host: string) => this.open(host, flows, sndbuf);
-    // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
-    if (isIP(this.to.host)) open(this.to.host);
+  constructor(o: UdpSenderOptions = {}) {
+    this.to = o.to === undefined ? undefined : typeof o.to === 'string' ? parseTo(o.to) : o.to;
+    this.batch = checkBatch(o.batch);
+    const sndbuf = checkSndbuf(o.sndbuf);
+    if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
+      throw new UsageError(`invalid value for type: '${String(o.type)}' (expected udp4 or udp6)`);
+    this.gsoMax = gsoAvailable(o.gso ?? 'auto') ? MAX_DATAGRAM : 0;
+    this.starts = new Int32Array(this.batch);
+    this.counts = new Int32Array(this.batch);
+    this.lens = new Int32Array(this.batch);
+    this.segs = new Int32Array(this.batch);
+    this.ownsFd = o.fd === undefined;
+    if (o.fd !== undefined) {
+      if (!Number.isInteger(o.fd) || o.fd < 0)
+        throw new UsageError(`invalid value for fd: '${o.fd}' (expected an open UDP socket)`);
+      this.fdValue = o.fd;
+      if (this.to) this.connect(this.to.host);
+    } else if (!this.to) this.open(o.type === 'udp6' ? '::' : '0.0.0.0', sndbuf);
+    else if (isIP(this.to.host)) this.open(this.to.host, sndbuf);
     else {
-      this.opening = resolveFirst(this.to.host).then(open);
+      const name = this.to.host;
+      this.opening = resolveFirst(name).then((host) => {
+        this.opening = undefined;
+        if (!this.closed) this.open(host, sndbuf);
+      });
       this.opening.catch(() => {}); // reported where it is awaited
     }
-    // Room for one sendmmsg: batch messages of up to 64 datagrams (one each without GSO).
-    const capacity = this.batch * (this.gso ? this.segs : 1);
-    this.buf = Buffer.alloc(Math.max(capacity * this.size, HEADER_BYTES));
-    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
-    this.vec = new MsgVec({ count: this.batch });
-    this.layout();
   }
 
-  /** Makes the flows' sockets, connected to `host` (an address). */
-  private open(host: string, flows: number, sndbuf: number | undefined): void {
-    if (this.closed) return;
-    const base = randomInt(1 << 22) << 8;
-    const sa = encodeSockaddr({ host, port: this.to.port });
+  private open(host: string, sndbuf: number | undefined): void {
+    const fd = createSocket(host, SOCK_DGRAM);
     try {
-      for (let i = 0; i < flows; i++) {
-        const fd = createSocket(host, SOCK_DGRAM);
-        this.flows.push({ fd, id: (base + i) >>> 0, seq: 0 });
-        if (sndbuf !== undefined) setIntOption(fd, SOL_SOCKET, SO_SNDBUF, sndbuf);
-        call('connect', fd, sa, sa.length);
-        if (this.gso) setIntOption(fd, IPPROTO_UDP, UDP_SEGMENT, this.size);
-      }
+      if (sndbuf !== undefined) setIntOption(fd, SOL_SOCKET, SO_SNDBUF, sndbuf);
+      this.fdValue = fd;
+      if (this.to) this.connect(host);
     } catch (e) {
-      for (const f of this.flows) closeFd(f.fd);
-      this.flows.length = 0;
+      closeFd(fd);
+      this.fdValue = -1;
       throw e;
     }
   }
 
-  /** Resolves when the sockets are made (at once for an address; a host name resolves first). */
+  private connect(host: string): void {
+    const sa = encodeSockaddr({ host, port: this.to?.port ?? 0 });
+    call('connect', this.fdValue, sa, sa.length);
+  }
+
+  /** Resolves when the socket is made (at once, unless `to` was a host name). */
   async ready(): Promise<void> {
     await this.opening;
   }
 
-  /** SO_SNDBUF as getsockopt reports it (for a host name, once ready()). */
+  /** The socket's descriptor (−1 until ready for a host name). */
+  get fd(): number {
+    return this.fdValue;
+  }
+
+  /** SO_SNDBUF as getsockopt reports it. */
   get sndbuf(): number {
-    return getIntOption(this.flows[0].fd, SOL_SOCKET, SO_SNDBUF);
+    return getIntOption(this.fdValue, SOL_SOCKET, SO_SNDBUF);
   }
 
-  /** The flows' socket descriptors, to set further options on (the sender owns and closes them). */
-  get fds(): number[] {
-    return this.flows.map((f) => f.fd);
-  }
-
+  /** Whether runs of equal-size datagrams go as GSO messages (false once the kernel refused it all). */
   get usingGso(): boolean {
-    return this.gso;
-  }
-
-  private layout(): void {
-    const per = this.gso ? this.segs : 1;
-    for (let i = 0; i < this.batch; i++) this.vec.setIov(i, this.buf, i * per * this.size, per * this.size);
-  }
-
-  private fallback(reason: string): void {
-    this.gso = false;
-    this.gsoFallback = reason;
-    this.segs = 1;
-    for (const f of this.flows) {
-      try {
-        setIntOption(f.fd, IPPROTO_UDP, UDP_SEGMENT, 0);
-      } catch {
-        // the kernel refused the option outright: nothing to undo
-      }
-    }
-    this.layout();
-    this.onWarning(`sockbuf: GSO refused (${reason}); sending with sendmmsg instead`);
-  }
-
-  /** Sends up to `want` datagrams (≤ one sendmmsg's capacity) on the next flow; returns how many went. */
-  private sendSome(want: number): number {
-    const flow = this.flows[this.next];
-    this.next = (this.next + 1) % this.flows.length;
-    const size = this.size;
-    const per = this.gso ? this.segs : 1;
-    const n = Math.min(want, this.batch * per);
-    if (size >= HEADER_BYTES) {
-      const v = this.view;
-      const h = this.header;
-      h.flow = flow.id;
-      h.sendUs = nowUs();
-      for (let j = 0; j < n; j++) {
-        h.seq = flow.seq + j;
-        writeHeader(v, j * size, h);
-      }
-    }
-    const msgs = Math.ceil(n / per);
-    const last = n - (msgs - 1) * per;
-    if (per > 1 || last !== 1) this.vec.setIovLength(msgs - 1, last * size);
-    const r = sendmmsg(flow.fd, this.vec, 0, msgs, MSG_DONTWAIT);
-    if (per > 1 || last !== 1) this.vec.setIovLength(msgs - 1, per * size);
-    this.calls++;
-    if (r < 0) {
-      const errno = -r;
-      if (this.gso && (errno === EIO || errno === EINVAL || errno === EMSGSIZE)) {
-        this.fallback(ERRNO_NAMES[errno] ?? `errno ${errno}`);
-        return 0;
-      }
-      if (errno === EAGAIN) this.blocked++;
-      else {
-        this.errors++;
-        const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-        this.byCode[code] = (this.byCode[code] ?? 0) + 1;
-      }
-      return 0;
-    }
-    const done = r === msgs ? n : r * per;
-    flow.seq += done;
-    this.sent += done;
-    this.bytes += done * size;
-    return done;
+    return this.gsoMax > 0;
   }
 
   /**
-   * Sends until `duration` has passed (milliseconds, or a string with its unit: '1.5s') or `count`
-   * datagrams went (whichever comes first), or the signal aborts. Yields to the event loop at least
-   * every 2 ms.
+   * The last refusal of GSO, if any: the errno name, and the segment size refused (that size and
+   * larger no longer go with GSO; without a segment, EIO, none does).
    */
-  async run(
-    opts: { duration?: number | string; count?: number; signal?: AbortSignal } = {},
-  ): Promise<UdpSendResult> {
-    if (opts.duration === undefined && opts.count === undefined)
-      throw new UsageError('a send needs a duration or a count');
-    await this.opening;
-    const t0 = performance.now() / 1e3;
-    const end =
-      t0 +
-      (opts.duration === undefined ? Number.POSITIVE_INFINITY : durationMs(opts.duration, 'duration') / 1e3);
-    const limit = opts.count ?? Number.POSITIVE_INFINITY;
-    const sent0 = this.sent;
-    const bytes0 = this.bytes;
-    const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
-    let t = t0;
-    let lastSend = t0;
-    while (!this.closed && !opts.signal?.aborted) {
-      t = performance.now() / 1e3;
-      const done = this.sent - sent0;
-      if (t >= end || done >= limit) break;
-      let due = Math.min(
-        limit - done,
-        Number.isFinite(this.rate) ? Math.floor(this.rate * (t - t0)) - done : 1e9,
+  get gsoRefusal(): GsoRefusal | undefined {
+    return this.refusal;
+  }
+
+  stats(): UdpSenderStats {
+    return { ...this.counters, errorsByCode: { ...this.counters.errorsByCode } };
+  }
+
+  get address(): string | undefined {
+    return this.to && formatHostPort(this.to);
+  }
+
+  private dest(t: UdpTarget, option: string): Dest {
+    if (t === this.lastTarget && this.lastDest) return this.lastDest;
+    let d: Dest | undefined;
+    if (typeof t === 'string') d = this.dests.get(t);
+    else if (t !== null && typeof t === 'object') {
+      const host = 'address' in t ? t.address : t.host;
+      const last = this.lastDest;
+      if (last && last.host === host && last.port === t.port) d = last;
+      else d = this.dests.get(`${host}|${t.port}`);
+    }
+    if (!d) {
+      const hp = parseTarget(t, option);
+      const key = `${hp.host}|${hp.port}`;
+      d = this.dests.get(key) ?? { host: hp.host, port: hp.port, sa: encodeSockaddr(hp) };
+      if (this.dests.size > 4096) this.dests.clear();
+      this.dests.set(key, d);
+      if (typeof t === 'string') this.dests.set(t, d);
+    }
+    this.lastTarget = t;
+    this.lastDest = d;
+    return d;
+  }
+
+  private check(
+    datagrams: readonly Uint8Array[],
+    to: UdpTarget | readonly UdpTarget[] | undefined,
+    from: number,
+    end: number,
+  ) {
+    if (this.closed) throw new UsageError('sendBatch: the sender is closed', 'sendBatch');
+    if (this.fdValue < 0)
+      throw new UsageError('sendBatch before ready(): the host name is still resolving', 'sendBatch');
+    if (!Array.isArray(datagrams))
+      throw new UsageError(
+        `invalid value for datagrams: '${typeof datagrams}' (expected an array of Buffers)`,
       );
-      if (due <= 0) {
-        const wait = (done + 1) / this.rate - (t - t0);
-        await sleep(Math.max(1, Math.min(wait * 1e3, (end - t) * 1e3)));
-        continue;
+    if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end > datagrams.length || from > end)
+      throw new UsageError(
+        `invalid value for from/end: '${from}/${end}' (expected 0 ≤ from ≤ end ≤ ${datagrams.length})`,
+      );
+    for (let i = from; i < end; i++) {
+      const d = datagrams[i];
+      if (!(d instanceof Uint8Array) || d.length > MAX_DATAGRAM) throw badDatagram(d, i);
+    }
+    if (Array.isArray(to) && to.length < end)
+      throw new UsageError(
+        `invalid value for to: '${to.length} destinations' (expected one per datagram: ${end})`,
+      );
+  }
+
+  /**
+   * Sends datagrams [from, end) in order, without waiting: returns how many the kernel took (fewer
+   * when the socket buffer filled: call again from there once writable, or use sendBatch). `to` is
+   * one destination for all, one per datagram (an array as long as `datagrams`), or none (the
+   * connected peer). Throws UdpSendError for datagrams the kernel refused, UsageError for bad input.
+   */
+  trySendBatch(
+    datagrams: readonly Uint8Array[],
+    to?: UdpTarget | readonly UdpTarget[],
+    from = 0,
+    end = datagrams.length,
+  ): number {
+    this.check(datagrams, to, from, end);
+    const each = Array.isArray(to) ? (to as readonly UdpTarget[]) : undefined;
+    const one = each || to === undefined ? undefined : this.dest(to as UdpTarget, 'to');
+    let i = from;
+    let sent = 0;
+    while (i < end) {
+      const vec = this.staging(datagrams, i, end);
+      const data = vec.data;
+      const cap = data.length;
+      const gsoMax = this.gsoMax;
+      let m = 0;
+      let off = 0;
+      let prev: Dest | undefined;
+      let slot = -1;
+      // fill: one message per datagram, or per run of equal-size datagrams to one destination (GSO)
+      while (m < this.batch && i < end) {
+        const d = datagrams[i];
+        const len = d.length;
+        if (off + len > cap) break;
+        const dest = each ? this.dest(each[i], `to[${i}]`) : one;
+        if (dest !== prev) {
+          prev = dest;
+          slot = dest ? m : -1;
+          if (dest) vec.setName(m, dest.sa);
+        }
+        data.set(d, off);
+        let n = 1;
+        let total = len;
+        if (len > 0 && len <= gsoMax) {
+          while (n < MAX_SEGMENTS && i + n < end) {
+            const e = datagrams[i + n];
+            const el = e.length;
+            if (el > len || el === 0 || total + el > MAX_DATAGRAM || off + total + el > cap) break;
+            if (each && this.dest(each[i + n], `to[${i + n}]`) !== dest) break;
+            data.set(e, off + total);
+            total += el;
+            n++;
+            if (el < len) break; // a shorter datagram ends the run
+          }
+        }
+        vec.setMessage(m, off, total, slot, n > 1 ? len : 0);
+        this.starts[m] = i;
+        this.counts[m] = n;
+        this.lens[m] = total;
+        this.segs[m] = len;
+        m++;
+        i += n;
+        off += total;
       }
-      // With GSO, send whole super-datagrams: wait (≤ 1 ms) until a full one is due, or the receiver
-      // gets a GRO message per few datagrams and GRO buys nothing.
-      if (due < this.segs && due < limit - done && t - lastSend < 1e-3) {
-        await yieldNow();
-        continue;
-      }
-      lastSend = t;
-      const sliceEnd = t + 0.002;
-      let stalled = false;
-      while (due > 0) {
-        const n = this.sendSome(due);
-        due -= n;
-        if (n === 0) {
-          stalled = true;
+      // send messages [0, m): a short count means message k would block or failed (retried alone)
+      for (let k = 0; k < m; ) {
+        const r = vec.send(this.fdValue, k, m - k);
+        this.counters.calls++;
+        if (r > 0) {
+          for (let j = k; j < k + r; j++) {
+            sent += this.counts[j];
+            this.counters.datagrams += this.counts[j];
+            this.counters.bytes += this.lens[j];
+            if (this.counts[j] > 1) this.counters.gsoMessages++;
+          }
+          k += r;
+          continue;
+        }
+        const errno = -r;
+        if (errno === EINTR) continue;
+        if (errno === EAGAIN) {
+          this.counters.blocked++;
+          return sent;
+        }
+        if (this.counts[k] > 1 && (errno === EIO || errno === EINVAL || errno === EMSGSIZE)) {
+          this.refuse(errno, this.segs[k]);
+          i = this.starts[k]; // fill again from the refused run, without GSO at its size
           break;
         }
-        if (performance.now() / 1e3 >= sliceEnd) break;
-      }
-      if (stalled) await sleep(1);
-      else await yieldNow();
-    }
-    const seconds = Math.max(1e-9, performance.now() / 1e3 - t0);
-    const sent = this.sent - sent0;
-    const bytes = this.bytes - bytes0;
-    return {
-      sent,
-      bytes,
-      seconds,
-      datagramsPerSecond: sent / seconds,
-      bitsPerSecond: (bytes * 8) / seconds,
-      sendErrors: this.errors,
-      sendErrorsByCode: { ...this.byCode },
-      sendBlocked: this.blocked,
-      hostSndbufErrors: (readSnmp().Udp?.SndbufErrors ?? 0) - host0,
-      sendCalls: this.calls,
-      flows: this.flows.length,
-      size: this.size,
-      gso: this.gso,
-      endedAtMs: performance.timeOrigin + lastSend * 1e3,
-      ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
-    };
-  }
-
-  /**
-   * Tells the receiver how many datagrams each flow sent (a trailer datagram per flow, `copies` times,
-   * `gapMs` apart), so it can count the tail that never came. Trailers are not counted in `sent`; each
-   * says how many copies its flow sends, and a copy the socket buffer refuses (EAGAIN) is sent again
-   * (for up to a second), so a receiver can count the trailers on both sides of its accounting.
-   * Returns the trailer datagrams sent.
-   */
-  async sendTrailer(copies = 3, gapMs = 20): Promise<number> {
-    await this.opening;
-    const b = Buffer.alloc(TRAILER_BYTES);
-    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const vec = new MsgVec({ count: 1 });
-    vec.setIov(0, b, 0, TRAILER_BYTES);
-    let sent = 0;
-    for (let c = 0; c < copies; c++) {
-      if (c) await sleep(gapMs);
-      for (const f of this.flows) {
-        writeHeader(v, 0, { magic: TRAILER_MAGIC, flow: f.id, seq: f.seq, sendUs: nowUs(), copies });
-        for (let tries = 0; tries < 1000; tries++) {
-          const r = sendmmsg(f.fd, vec, 0, 1, MSG_DONTWAIT);
-          if (r === 1) {
-            sent++;
-            break;
-          }
-          if (r !== -EAGAIN) break;
-          await sleep(1);
-        }
+        const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+        this.counters.errorsByCode[code] = (this.counters.errorsByCode[code] ?? 0) + 1;
+        throw new UdpSendError(errno, this.starts[k], this.counts[k], sent);
       }
     }
     return sent;
   }
 
-  get address(): string {
-    return formatHostPort(this.to);
+  /** Remembers a refusal of GSO: all of it after EIO, this segment size and above otherwise. */
+  private refuse(errno: number, segment: number): void {
+    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    const first = this.refusal === undefined;
+    if (errno === EIO) {
+      this.gsoMax = 0;
+      this.refusal = { code };
+    } else {
+      this.gsoMax = Math.min(this.gsoMax, segment - 1);
+      this.refusal = { code, segment };
+    }
+    if (first)
+      this.onWarning(
+        `sockbuf: GSO refused (${code}${errno === EIO ? ': the device does not take UDP_SEGMENT' : `: segments of ${segment} bytes`}); those datagrams went one by one`,
+      );
   }
 
+  /** The staging memory, grown (doubling, to MAX_STAGING) when the datagrams left need more. */
+  private staging(datagrams: readonly Uint8Array[], from: number, end: number): SendVec {
+    const have = this.vec ? this.vec.data.length - MAX_DATAGRAM : 0;
+    if (this.vec && have >= MAX_STAGING) return this.vec;
+    let want = 0;
+    for (let i = from; i < end && want <= have; i++) want += datagrams[i].length;
+    if (!this.vec || want > have) {
+      let size = Math.max(MIN_STAGING, have);
+      while (size < want && size < MAX_STAGING) size *= 2;
+      // room past `size` for one largest datagram, so that any datagram fits an empty staging
+      this.vec = new SendVec(this.batch, size + MAX_DATAGRAM);
+    }
+    return this.vec;
+  }
+
+  /**
+   * Sends every datagram, waiting while the socket buffer is full; resolves with how many went (all
+   * of them). Rejects with UdpSendError at the first refused message (its `index` and `count` say
+   * which datagrams, `sent` how many went before: the caller may go on from index + count).
+   */
+  async sendBatch(datagrams: readonly Uint8Array[], to?: UdpTarget | readonly UdpTarget[]): Promise<number> {
+    if (this.opening) await this.opening;
+    const end = datagrams?.length ?? 0;
+    let at = 0;
+    for (;;) {
+      try {
+        at += this.trySendBatch(datagrams, to, at, end);
+      } catch (e) {
+        if (e instanceof UdpSendError) e.sent += at;
+        throw e;
+      }
+      if (at >= end) return end;
+      await writable(this.fdValue, 50);
+    }
+  }
+
+  /** Closes the socket (unless it was given as `fd`). Later sends throw. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const f of this.flows) closeFd(f.fd);
+    if (this.ownsFd && this.fdValue >= 0) closeFd(this.fdValue);
   }
 }
 
-export function createUdpSender(options: UdpSenderOptions): UdpSender {
+export function createUdpSender(options: UdpSenderOptions = {}): UdpSender {
   return new UdpSender(options);
 }

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { test } from 'node:test';
+import { createUdpBlast } from '../../src/ends/udp-blast.js';
 import { runUdpSink } from '../../src/ends/udp-sink.js';
-import { createUdpSender } from '../../src/udp/sender.js';
 
 /** 200 datagrams of junk from 127.0.0.2 (loopback takes any 127/8 source). */
 async function junkFrom(port: number): Promise<void> {
@@ -31,7 +31,7 @@ for (const receiver of ['batch', 'dgram'] as const) {
       },
       {
         onReady: (info) => {
-          const s = createUdpSender({ to: `127.0.0.1:${info.port}`, size: 64, rate: '20k' });
+          const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '20k' });
           sending = Promise.all([
             junkFrom(info.port),
             s
@@ -62,7 +62,7 @@ test("a UDP far end cuts the test past serve's max-bytes and says so", async () 
     },
     {
       onReady: (info) => {
-        const s = createUdpSender({ to: `127.0.0.1:${info.port}`, size: 1000, rate: '10k' });
+        const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 1000, rate: '10k' });
         s.run({ count: 20_000, duration: '3s' }).finally(() => s.close());
       },
     },

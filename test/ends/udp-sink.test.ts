@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { createUdpBlast } from '../../src/ends/udp-blast.js';
 import { runUdpSink } from '../../src/ends/udp-sink.js';
 import { UsageError } from '../../src/index.js';
-import { createUdpSender } from '../../src/udp/sender.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SINK = fileURLToPath(new URL('../../src/ends/udp-sink.ts', import.meta.url));
@@ -21,7 +21,7 @@ for (const receiver of ['batch', 'dgram'] as const) {
       {
         onReady: (info) => {
           port = info.port;
-          const s = createUdpSender({ to: `127.0.0.1:${port}`, size: 64, rate: '20k', flows: 2 });
+          const s = createUdpBlast({ to: `127.0.0.1:${port}`, size: 64, rate: '20k', flows: 2 });
           sending = s
             .run({ count: 3000, duration: '5s' })
             .then(() => s.sendTrailer(2, 10))
@@ -53,7 +53,7 @@ test('runUdpSink stops by itself after --idle once datagrams came', async () => 
     { listen: '127.0.0.1:0', gro: false, idle: 200 },
     {
       onReady: (info) => {
-        const s = createUdpSender({ to: `127.0.0.1:${info.port}`, size: 64, rate: '10k' });
+        const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '10k' });
         s.run({ count: 100, duration: '5s' }).finally(() => s.close());
       },
     },

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SequenceTracker } from '../../src/ends/udp-tracker.js';
 import {
   DATA_MAGIC,
   HEADER_BYTES,
@@ -9,7 +8,8 @@ import {
   TRAILER_BYTES,
   TRAILER_MAGIC,
   writeHeader,
-} from '../../src/udp/datagram.js';
+} from '../../src/ends/udp-header.js';
+import { SequenceTracker } from '../../src/ends/udp-tracker.js';
 
 const feed = (t: SequenceTracker, seqs: number[], flow = 1) => {
   for (const s of seqs) t.record(flow, s, 0, 100);

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createUdpBlast } from '../../src/ends/udp-blast.js';
 import { createUdpReceiver } from '../../src/udp/receiver.js';
-import { createUdpSender } from '../../src/udp/sender.js';
 import { accounted, consume, until } from '../udp/helpers.js';
 
 const STALL_MS = 5000;
@@ -35,7 +35,7 @@ test('a consumer stalled 5 s under load (onFull: drop): the reader keeps reading
       } else after += b.count;
     },
   });
-  const s = createUdpSender({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
+  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
   try {
     const sending = s.run({ duration: STALL_MS + 1500 });
     await inStall;

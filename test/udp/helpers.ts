@@ -1,8 +1,8 @@
 // Shared by the UDP tests: consume a receiver into a SequenceTracker, and small waits.
 import dgram from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DATA_MAGIC, type DatagramHeader, readHeader } from '../../src/ends/udp-header.js';
 import { SequenceTracker } from '../../src/ends/udp-tracker.js';
-import { DATA_MAGIC, type DatagramHeader, readHeader } from '../../src/udp/datagram.js';
 import type { UdpBatch, UdpReceiver } from '../../src/udp/receiver.js';
 
 export interface Consumed {

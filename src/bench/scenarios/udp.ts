@@ -6,6 +6,9 @@
 // geometrically between a quarter of what the receiver took at full speed (at least 1000/s) and the
 // rate the sender reached, --steps times; the answer is the rate the sender achieved in the fastest
 // run whose loss stayed within the tolerance. Loss = (sent − received) / sent.
+
+import { parseSendRate } from '../../ends/udp-blast.js';
+import { HEADER_BYTES } from '../../ends/udp-header.js';
 import {
   EnvironmentError,
   parseCount,
@@ -16,8 +19,6 @@ import {
   parseSizeIn,
 } from '../../policy/units.js';
 import { which } from '../../sys/process.js';
-import { HEADER_BYTES } from '../../udp/datagram.js';
-import { parseSendRate } from '../../udp/sender.js';
 import type { Row, Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
 

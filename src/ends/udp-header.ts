@@ -5,7 +5,9 @@
 // and after the header (u32 at 24, TRAILER_BYTES in all) how many copies of the trailer the flow
 // sends, so that a receiver can put the trailers on both sides of its accounting.
 // Datagrams shorter than the header carry nothing and are counted as unsequenced.
-// This is the one codec of that layout: the sender, the sink and the tests all read and write it here.
+// This is the one codec of that layout: the blast, the sink and the tests read and write it here. It is
+// the benchmark tool's concern: the library's sender (src/udp/sender.ts) sends the caller's payloads as
+// they are.
 
 export const HEADER_BYTES = 24;
 export const DATA_MAGIC = 0x53425544; // 'SBUD'
@@ -55,10 +57,8 @@ export function readHeader(
   return h;
 }
 
-/** Wall-clock microseconds, comparable across processes on one host. */
-export function nowUs(): number {
-  return (performance.timeOrigin + performance.now()) * 1000;
-}
+/** Wall-clock microseconds, comparable across processes on one host (the receiver's clock too). */
+export { nowUs } from '../udp/clock.js';
 
 /**
  * Splits a byte stream of datagrams written back to back (what `nc -u -l` prints) into whole data

@@ -1,0 +1,64 @@
+// `blast udp`'s paced test sender: its options and result, and the one parser of a send rate. Pure.
+import type { HostPort } from '../policy/address.js';
+import { parseBitRate, parsePacketRate, UsageError } from '../policy/units.js';
+import type { OffloadOption } from '../udp/offload.js';
+
+export interface UdpBlastOptions {
+  to: string | HostPort;
+  /** Payload bytes per datagram (default 64). Below 24 bytes datagrams carry no sequence number. */
+  size?: number | string;
+  /** Datagrams per second (`100k`), a bit rate of payload (`500mbit`), or 'max' (default). */
+  rate?: number | string;
+  /** Sockets with distinct source ports, sent to in turn (default 1). */
+  flows?: number;
+  /** Messages per sendmmsg (default 32; with GSO each message is up to 64 datagrams). */
+  batch?: number;
+  /** SO_SNDBUF to ask for (default: the kernel's). */
+  sndbuf?: number | string;
+  /** UDP_SEGMENT: true, false (default) or 'auto'. Falls back to sendmmsg, once, where refused. */
+  gso?: OffloadOption;
+}
+
+export interface UdpBlastResult {
+  sent: number;
+  bytes: number;
+  seconds: number;
+  datagramsPerSecond: number;
+  /** Payload bits per second. */
+  bitsPerSecond: number;
+  /** Datagrams the kernel refused (ENOBUFS …), by errno; refused datagrams are retried, not numbered. */
+  sendErrors: number;
+  sendErrorsByCode: Record<string, number>;
+  /** Times the socket buffer was full (EAGAIN) and the sender waited. */
+  sendBlocked: number;
+  /** Udp SndbufErrors of the whole host (IPv4) during the run. */
+  hostSndbufErrors: number;
+  sendCalls: number;
+  flows: number;
+  size: number;
+  /** Whether UDP_SEGMENT was used; `gsoFallback` says why it was not, if it was asked for. */
+  gso: boolean;
+  gsoFallback?: string;
+  /** When the last burst of datagrams was sent, ms since the epoch (seed 004's drift counts from it). */
+  endedAtMs: number;
+}
+
+/** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */
+export function parseSendRate(value: number | string, size: number, option = 'rate'): number {
+  if (typeof value === 'number') {
+    if (value > 0) return value;
+    throw new UsageError(`invalid value for ${option}: '${value}' (expected a positive rate)`);
+  }
+  if (value.trim() === 'max') return Number.POSITIVE_INFINITY;
+  try {
+    return parsePacketRate(value, option);
+  } catch {
+    try {
+      return parseBitRate(value, option) / (8 * Math.max(size, 1));
+    } catch {
+      throw new UsageError(
+        `invalid value for ${option}: '${value}' (expected max, a datagram rate such as 100k, or a bit rate such as 500mbit)`,
+      );
+    }
+  }
+}

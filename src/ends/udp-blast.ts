@@ -1,0 +1,304 @@
+// `blast udp`'s paced test sender: `flows` sockets with distinct source ports, every datagram stamped
+// with the test header (flow, sequence number, send time: ./udp-header.ts) and handed to the
+// library's sender (src/udp/sender.ts: sendmmsg, GSO runs). Pacing follows iperf3's pacing timer:
+// every ~1 ms it sends what is due since the start, so a rate is met on average with bursts of about
+// a millisecond's worth. Sequence numbers are assigned only to datagrams the kernel accepted, so
+// sent = what a receiver can account for, exactly.
+import { randomInt } from 'node:crypto';
+import { isIP } from 'node:net';
+import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
+import { readSnmp } from '../observe/proc.js';
+import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { resolveFirst } from '../policy/resolve.js';
+import { durationMs, parseSize, UsageError } from '../policy/units.js';
+import { MAX_SEGMENTS } from '../udp/gro.js';
+import { gsoAvailable } from '../udp/offload.js';
+import { createUdpSender, MAX_DATAGRAM, UdpSendError, type UdpSender } from '../udp/sender.js';
+import { parseSendRate, type UdpBlastOptions, type UdpBlastResult } from './udp-blast-options.js';
+import {
+  DATA_MAGIC,
+  type DatagramHeader,
+  HEADER_BYTES,
+  nowUs,
+  TRAILER_BYTES,
+  TRAILER_MAGIC,
+  writeHeader,
+} from './udp-header.js';
+
+export type { UdpBlastOptions, UdpBlastResult } from './udp-blast-options.js';
+export { parseSendRate } from './udp-blast-options.js';
+
+interface Flow {
+  sender: UdpSender;
+  id: number;
+  seq: number;
+}
+
+export class UdpBlast {
+  readonly to: HostPort;
+  readonly size: number;
+  readonly rate: number;
+  private readonly flows: Flow[] = [];
+  /** Datagrams one send hands the library (a sendmmsg's worth: batch messages × segments). */
+  private readonly capacity: number;
+  private readonly segs: number;
+  private gso: boolean;
+  private gsoFallback: string | undefined;
+  private readonly buf: Buffer;
+  private readonly view: DataView;
+  /** One view per datagram slot of buf, made once. */
+  private readonly views: Buffer[] = [];
+  /** The data header being stamped, one object reused for every datagram. */
+  private readonly header: DatagramHeader = { magic: DATA_MAGIC, flow: 0, seq: 0, sendUs: 0 };
+  private next = 0;
+  private sent = 0;
+  private bytes = 0;
+  private errors = 0;
+  private blocked = 0;
+  private readonly byCode: Record<string, number> = {};
+  private closed = false;
+  private opening: Promise<void> | undefined;
+  /** Called once when GSO was asked for and the kernel refused it (the fallback is taken). */
+  onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
+
+  constructor(o: UdpBlastOptions) {
+    this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
+    this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
+    if (this.size > MAX_DATAGRAM)
+      throw new UsageError(
+        `invalid value for size: '${this.size}' (the largest UDP datagram is ${MAX_DATAGRAM})`,
+      );
+    this.rate = parseSendRate(o.rate ?? 'max', this.size);
+    const flows = o.flows ?? 1;
+    if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
+      throw new UsageError(`invalid value for flows: '${flows}' (expected a whole number from 1 to 1024)`);
+    const batch = o.batch ?? 32;
+    this.gso = gsoAvailable(o.gso ?? false);
+    if (o.gso === true || o.gso === 'auto') {
+      if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';
+      else if (this.size < HEADER_BYTES || Math.floor(MAX_DATAGRAM / this.size) < 2) {
+        this.gso = false;
+        this.gsoFallback = `size ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes`;
+      }
+    }
+    this.segs = this.gso ? Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / this.size)) : 1;
+    this.capacity = batch * this.segs;
+    this.buf = Buffer.alloc(Math.max(this.capacity * this.size, HEADER_BYTES));
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    for (let i = 0; i < this.capacity; i++)
+      this.views.push(this.buf.subarray(i * this.size, (i + 1) * this.size));
+    const open = (host: string) => this.open(host, flows, batch, o.sndbuf);
+    // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
+    if (isIP(this.to.host)) open(this.to.host);
+    else {
+      this.opening = resolveFirst(this.to.host).then(open);
+      this.opening.catch(() => {}); // reported where it is awaited
+    }
+  }
+
+  /** Makes the flows' senders, each a socket connected to `host` (an address). */
+  private open(host: string, flows: number, batch: number, sndbuf: number | string | undefined): void {
+    if (this.closed) return;
+    const base = randomInt(1 << 22) << 8;
+    try {
+      for (let i = 0; i < flows; i++) {
+        const sender = createUdpSender({ to: { host, port: this.to.port }, batch, sndbuf, gso: this.gso });
+        sender.onWarning = (m) => this.onWarning(m);
+        this.flows.push({ sender, id: (base + i) >>> 0, seq: 0 });
+      }
+    } catch (e) {
+      for (const f of this.flows) f.sender.close();
+      this.flows.length = 0;
+      throw e;
+    }
+  }
+
+  /** Resolves when the sockets are made (at once for an address; a host name resolves first). */
+  async ready(): Promise<void> {
+    await this.opening;
+  }
+
+  /** SO_SNDBUF as getsockopt reports it (for a host name, once ready()). */
+  get sndbuf(): number {
+    return this.flows[0].sender.sndbuf;
+  }
+
+  /** The flows' socket descriptors, to set further options on (the blast owns and closes them). */
+  get fds(): number[] {
+    return this.flows.map((f) => f.sender.fd);
+  }
+
+  get usingGso(): boolean {
+    return this.gso;
+  }
+
+  /** Sends up to `want` datagrams (≤ one sendmmsg's capacity) on the next flow; returns how many went. */
+  private sendSome(want: number): number {
+    const flow = this.flows[this.next];
+    this.next = (this.next + 1) % this.flows.length;
+    const size = this.size;
+    const n = Math.min(want, this.capacity);
+    if (size >= HEADER_BYTES) {
+      const v = this.view;
+      const h = this.header;
+      h.flow = flow.id;
+      h.sendUs = nowUs();
+      for (let j = 0; j < n; j++) {
+        h.seq = flow.seq + j;
+        writeHeader(v, j * size, h);
+      }
+    }
+    let done: number;
+    try {
+      done = flow.sender.trySendBatch(this.views, undefined, 0, n);
+      if (done === 0) this.blocked++;
+    } catch (e) {
+      if (!(e instanceof UdpSendError)) throw e;
+      done = e.sent;
+      this.errors++;
+      this.byCode[e.code] = (this.byCode[e.code] ?? 0) + 1;
+    }
+    // all datagrams have one size: a refusal at any segment size is a refusal of them all
+    const refused = flow.sender.gsoRefusal;
+    if (this.gso && refused) {
+      this.gso = false;
+      this.gsoFallback = refused.code;
+    }
+    flow.seq += done;
+    this.sent += done;
+    this.bytes += done * size;
+    return done;
+  }
+
+  /**
+   * Sends until `duration` has passed (milliseconds, or a string with its unit: '1.5s') or `count`
+   * datagrams went (whichever comes first), or the signal aborts. Yields to the event loop at least
+   * every 2 ms.
+   */
+  async run(
+    opts: { duration?: number | string; count?: number; signal?: AbortSignal } = {},
+  ): Promise<UdpBlastResult> {
+    if (opts.duration === undefined && opts.count === undefined)
+      throw new UsageError('a send needs a duration or a count');
+    await this.opening;
+    const t0 = performance.now() / 1e3;
+    const end =
+      t0 +
+      (opts.duration === undefined ? Number.POSITIVE_INFINITY : durationMs(opts.duration, 'duration') / 1e3);
+    const limit = opts.count ?? Number.POSITIVE_INFINITY;
+    const sent0 = this.sent;
+    const bytes0 = this.bytes;
+    const calls0 = this.calls();
+    const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
+    let t = t0;
+    let lastSend = t0;
+    while (!this.closed && !opts.signal?.aborted) {
+      t = performance.now() / 1e3;
+      const done = this.sent - sent0;
+      if (t >= end || done >= limit) break;
+      let due = Math.min(
+        limit - done,
+        Number.isFinite(this.rate) ? Math.floor(this.rate * (t - t0)) - done : 1e9,
+      );
+      if (due <= 0) {
+        const wait = (done + 1) / this.rate - (t - t0);
+        await sleep(Math.max(1, Math.min(wait * 1e3, (end - t) * 1e3)));
+        continue;
+      }
+      // With GSO, send whole super-datagrams: wait (≤ 1 ms) until a full one is due, or the receiver
+      // gets a GRO message per few datagrams and GRO buys nothing.
+      if (due < this.segs && due < limit - done && t - lastSend < 1e-3) {
+        await yieldNow();
+        continue;
+      }
+      lastSend = t;
+      const sliceEnd = t + 0.002;
+      let stalled = false;
+      while (due > 0) {
+        const n = this.sendSome(due);
+        due -= n;
+        if (n === 0) {
+          stalled = true;
+          break;
+        }
+        if (performance.now() / 1e3 >= sliceEnd) break;
+      }
+      if (stalled) await sleep(1);
+      else await yieldNow();
+    }
+    const seconds = Math.max(1e-9, performance.now() / 1e3 - t0);
+    const sent = this.sent - sent0;
+    const bytes = this.bytes - bytes0;
+    return {
+      sent,
+      bytes,
+      seconds,
+      datagramsPerSecond: sent / seconds,
+      bitsPerSecond: (bytes * 8) / seconds,
+      sendErrors: this.errors,
+      sendErrorsByCode: { ...this.byCode },
+      sendBlocked: this.blocked,
+      hostSndbufErrors: (readSnmp().Udp?.SndbufErrors ?? 0) - host0,
+      sendCalls: this.calls() - calls0,
+      flows: this.flows.length,
+      size: this.size,
+      gso: this.gso,
+      endedAtMs: performance.timeOrigin + lastSend * 1e3,
+      ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
+    };
+  }
+
+  private calls(): number {
+    let n = 0;
+    for (const f of this.flows) n += f.sender.stats().calls;
+    return n;
+  }
+
+  /**
+   * Tells the receiver how many datagrams each flow sent (a trailer datagram per flow, `copies` times,
+   * `gapMs` apart), so it can count the tail that never came. Trailers are not counted in `sent`; each
+   * says how many copies its flow sends, and a copy the socket buffer refuses (EAGAIN) is sent again
+   * (for up to a second), so a receiver can count the trailers on both sides of its accounting.
+   * Returns the trailer datagrams sent.
+   */
+  async sendTrailer(copies = 3, gapMs = 20): Promise<number> {
+    await this.opening;
+    const b = Buffer.alloc(TRAILER_BYTES);
+    const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const one = [b];
+    let sent = 0;
+    for (let c = 0; c < copies; c++) {
+      if (c) await sleep(gapMs);
+      for (const f of this.flows) {
+        writeHeader(v, 0, { magic: TRAILER_MAGIC, flow: f.id, seq: f.seq, sendUs: nowUs(), copies });
+        for (let tries = 0; tries < 1000; tries++) {
+          try {
+            if (f.sender.trySendBatch(one) === 1) {
+              sent++;
+              break;
+            }
+          } catch (e) {
+            if (e instanceof UdpSendError) break;
+            throw e;
+          }
+          await sleep(1);
+        }
+      }
+    }
+    return sent;
+  }
+
+  get address(): string {
+    return formatHostPort(this.to);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const f of this.flows) f.sender.close();
+  }
+}
+
+export function createUdpBlast(options: UdpBlastOptions): UdpBlast {
+  return new UdpBlast(options);
+}
