@@ -141,7 +141,8 @@ export function fdOf(s: net.Socket | net.Server | object): number {
 }
 
 export type OnRead = {
-  buffer: Uint8Array | (() => Uint8Array);
+  /** A function is called after every read: undefined keeps the buffer it gave before (not the first time). */
+  buffer: Uint8Array | (() => Uint8Array | undefined);
   callback: (n: number, buf: Uint8Array) => boolean | undefined;
 };
 

@@ -152,3 +152,26 @@ test('a consumer that throws closes the socket with its error', { timeout: 30_00
   assert.equal(reader.reads, 1);
   srv.close();
 });
+
+test('per read: a full read is handed over as the buffer, a new buffer only when the size changed', () => {
+  const r = new Reader(parseReader('adaptive:min=1K,max=4K'));
+  const o = r.onread();
+  assert.ok(o && typeof o.buffer === 'function');
+  const gen = o.buffer;
+  const first = gen();
+  assert.equal(first?.length, 1024);
+  assert.equal(gen(), undefined, 'same size: Node keeps the buffer it has');
+  const got: Uint8Array[] = [];
+  r.consumer = (chunk) => {
+    got.push(chunk);
+  };
+  o.callback(1024, first as Uint8Array); // a full read: the size doubles
+  assert.equal(got[0], first, 'the buffer itself, no view');
+  const next = gen();
+  assert.equal(next?.length, 2048);
+  assert.equal(gen(), undefined);
+  o.callback(100, next as Uint8Array);
+  assert.equal(got[1].length, 100, 'a short read: a view of its bytes');
+  assert.equal(got[1].buffer, (next as Uint8Array).buffer);
+  assert.equal(r.stats().fullReads, 1);
+});
