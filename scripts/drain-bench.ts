@@ -7,7 +7,6 @@
 //   npm run build && node --import tsx scripts/drain-bench.ts [--bytes 2GiB] [--repeat 3]
 //     [--readers adaptive,fixed:64K,…] [--c-size 64K] [--frame 128K] [--timeout 60s] [--json]
 // Bounded: every run sends --bytes and is killed after --timeout. Loopback only.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { encodeHello } from '../src/ends/hello.js';
 import { parseDuration, parseList, parseSize } from '../src/policy/units.js';
-import { Child, which } from '../src/sys/process.js';
+import { which } from '../src/sys/process.js';
 import { parseReader } from '../src/tcp/reader.js';
+import { buildC, builtCli, type Line, num, type Pinned, runPinned } from './lib/pinned.js';
 
 const DEFAULT_READERS = 'adaptive,fixed:16K,fixed:64K,fixed:128K,fixed:256K,data';
 
@@ -56,7 +56,7 @@ function options(argv: string[]): Options {
       timeout: { type: 'string', default: '60s' },
       'sender-cpu': { type: 'string', default: '0' },
       'receiver-cpu': { type: 'string', default: '1' },
-      cli: { type: 'string', default: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },
+      cli: { type: 'string' },
       baseline: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -78,46 +78,44 @@ function options(argv: string[]): Options {
     timeoutMs: parseDuration(values.timeout, '--timeout') * 1000,
     senderCpu: count(values['sender-cpu'], 'sender-cpu'),
     receiverCpu: count(values['receiver-cpu'], 'receiver-cpu'),
-    cli: values.cli,
+    cli: values.cli ?? builtCli(),
     baseline: values.baseline,
     json: values.json,
   };
 }
 
-/** A receiver to measure: its command, and how to read its port and its result from its lines. */
+/** A receiver to measure: its command, and how to read its result from its JSON lines. */
 interface Receiver {
   name: string;
   command: string[];
   /** Bytes the sender writes before its frames (blast's hello), if any. */
   hello?: Buffer;
-  parse: (lines: unknown[]) => { port?: number; result?: Record<string, unknown> };
+  /** The line that ends its run (C: the one with bytes; the sink: its result). */
+  done: (l: Line) => boolean;
 }
 
 function receivers(o: Options, cBin: string): Receiver[] {
   const c: Receiver = {
     name: `C read() ${o.cSize / 1024}K`,
     command: [cBin, 'recv', String(o.cSize)],
-    parse: (lines) => {
-      const [first, last] = [lines[0], lines[lines.length - 1]] as Record<string, unknown>[];
-      return {
-        port: first?.port as number | undefined,
-        result: lines.length > 1 ? last : undefined,
-      };
-    },
+    done: (l) => 'bytes' in l,
   };
   const sink = (reader: string, hello?: Buffer, cli = o.cli, tag = ''): Receiver => ({
     name: `sink ${reader}${hello ? ' framed' : ''}${tag}`,
-    command: [process.execPath, cli, 'sink', 'tcp', '--listen', '127.0.0.1:0', '--reader', reader],
+    command: [
+      process.execPath,
+      cli,
+      'sink',
+      'tcp',
+      '--listen',
+      '127.0.0.1:0',
+      '--reader',
+      reader,
+      '--once',
+      '--json',
+    ],
     hello,
-    parse: (lines) => {
-      const ev = (e: string) => (lines as Record<string, unknown>[]).find((l) => l?.event === e);
-      const conn = ev('connection');
-      const result = ev('result');
-      return {
-        port: ev('ready')?.port as number | undefined,
-        result: result && conn ? { ...result, reads: (conn.reader as { reads: number }).reads } : undefined,
-      };
-    },
+    done: (l) => l.event === 'connection',
   });
   const hello = encodeHello({
     sockbuf: 1,
@@ -133,65 +131,47 @@ function receivers(o: Options, cBin: string): Receiver[] {
       sink('adaptive', undefined, o.baseline, ' (baseline)'),
       sink('adaptive', hello, o.baseline, ' (baseline)'),
     );
-  for (const r of list.slice(1)) r.command.push('--once', '--json');
   return list;
 }
 
-/** One run: the receiver pinned to its CPU, then the sender on the other; both bounded by the timeout. */
+/** One run: the receiver pinned to its CPU, then the sender on the other; each killed past the timeout. */
 async function runOnce(o: Options, cBin: string, dir: string, r: Receiver, round: number): Promise<Run> {
-  const pin = (cpu: number, cmd: string[]) => ({ file: 'taskset', args: ['-c', String(cpu), ...cmd] });
-  const rx = new Child(pin(o.receiverCpu, r.command));
-  const lines: unknown[] = [];
-  let onPort: (p: number) => void = () => {};
-  const port = new Promise<number>((resolve) => {
-    onPort = resolve;
-  });
-  rx.onLine((l) => {
-    try {
-      lines.push(JSON.parse(l));
-    } catch {
-      return; // not a JSON line
-    }
-    const p = r.parse(lines).port;
-    if (p !== undefined) onPort(p);
-  });
-  let tx: Child | undefined;
-  const timer = setTimeout(() => {
-    void rx.stop();
-    void tx?.stop();
-  }, o.timeoutMs);
+  const bound = o.timeoutMs / 1000;
+  const rx = runPinned(o.receiverCpu, r.command[0], r.command.slice(1), bound);
+  let tx: Pinned | undefined;
   try {
-    const p = await Promise.race([port, rx.exited.then(() => undefined)]);
-    if (p === undefined) throw new Error(`${r.name} ${rx.describeExit()}: ${rx.stderrTail.join('\n')}`);
-    const args = [cBin, 'send', String(p), String(o.bytes), String(o.frame)];
+    const ready = await rx.line((l) => typeof l.port === 'number', o.timeoutMs);
+    const args = ['send', String(ready.port), String(o.bytes), String(o.frame)];
     if (r.hello) {
       const file = join(dir, 'hello');
       writeFileSync(file, r.hello);
       args.push(file);
     }
-    tx = new Child(pin(o.senderCpu, args));
-    const sent: unknown[] = [];
-    tx.onLine((l) => sent.push(JSON.parse(l)));
-    const [rxExit, txExit] = await Promise.all([rx.exited, tx.exited]);
-    const result = r.parse(lines).result;
-    if (!result || rxExit.code !== 0 || txExit.code !== 0 || sent.length !== 1)
+    tx = runPinned(o.senderCpu, cBin, args, bound);
+    const [rxCode, txCode] = await Promise.all([rx.exited, tx.exited]);
+    if (rxCode !== 0 || txCode !== 0)
       throw new Error(
-        `${r.name} round ${round}: receiver ${rx.describeExit()}, sender ${tx.describeExit()} (timeout ${o.timeoutMs} ms?)\n${[...rx.stderrTail, ...tx.stderrTail].join('\n')}`,
+        `${r.name} round ${round}: receiver exit ${rxCode}, sender exit ${txCode} (bound ${bound} s)`,
       );
-    const want = (sent[0] as { bytes: number }).bytes + (r.hello?.length ?? 0);
-    const bytes = Number(result.bytes);
-    if (bytes !== want) throw new Error(`${r.name} round ${round}: received ${bytes} bytes of ${want}`);
+    const sent = await tx.line((l) => 'frames' in l, 0);
+    const got = await rx.line(r.done, 0);
+    // the sink's connection line: bytes, seconds and bytes/s from accept to close, and its reads
+    const reads = typeof got.reader === 'object' ? num(got.reader as Line, 'reads') : num(got, 'reads');
+    const want = num(sent, 'bytes') + (r.hello?.length ?? 0);
+    if (num(got, 'bytes') !== want)
+      throw new Error(`${r.name} round ${round}: received ${num(got, 'bytes')} bytes of ${want}`);
     return {
       receiver: r.name,
       round,
-      bytes,
-      seconds: Number(result.seconds),
-      bytesPerSecond: Number(result.bytesPerSecond),
-      reads: Number(result.reads),
+      bytes: want,
+      seconds: num(got, 'seconds'),
+      bytesPerSecond: num(got, 'bytesPerSecond'),
+      reads,
     };
   } finally {
-    clearTimeout(timer);
-    await Promise.all([rx.stop(), tx?.stop()]);
+    rx.child.kill('SIGKILL');
+    tx?.child.kill('SIGKILL');
+    await Promise.all([rx.exited, tx?.exited]);
   }
 }
 
@@ -274,19 +254,6 @@ export function formatTable(d: DrainBench): string {
   return out.join('\n');
 }
 
-/** Builds scripts/c/tcp-drain.c into `dir`; returns the program's path. */
-export function buildTcpDrain(dir: string): string {
-  const bin = join(dir, 'tcp-drain');
-  execFileSync('gcc', [
-    '-O2',
-    '-Wall',
-    '-o',
-    bin,
-    fileURLToPath(new URL('./c/tcp-drain.c', import.meta.url)),
-  ]);
-  return bin;
-}
-
 export async function drainBench(
   argv: string[],
   log: (line: string) => void = () => {},
@@ -295,7 +262,7 @@ export async function drainBench(
   if (!which('taskset')) throw new Error('drain-bench needs taskset (util-linux) to pin each end to a CPU');
   const dir = mkdtempSync(join(tmpdir(), 'sockbuf-drain-'));
   try {
-    const cBin = buildTcpDrain(dir);
+    const cBin = buildC(dir, 'tcp-drain');
     const list = receivers(o, cBin);
     const load = [loadavg()];
     const runs: Run[] = [];

@@ -1,4 +1,4 @@
-// What the UDP benchmark scripts share: a process pinned to one CPU (taskset) whose JSON lines are
+// What the benchmark scripts share: a process pinned to one CPU (taskset) whose JSON lines are
 // collected as they come, killed past a bound; the built CLI's path; and gcc for the C references.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,10 +23,10 @@ export function builtCli(): string {
   return cli;
 }
 
-/** Builds scripts/c/udp.c into `dir` with gcc; returns the program's path. */
-export function buildC(dir: string): string {
-  const out = join(dir, 'udp');
-  execFileSync('gcc', ['-O2', '-Wall', '-o', out, fileURLToPath(new URL('../c/udp.c', import.meta.url))]);
+/** Builds scripts/c/NAME.c (default udp) into `dir` with gcc; returns the program's path. */
+export function buildC(dir: string, name = 'udp'): string {
+  const out = join(dir, name);
+  execFileSync('gcc', ['-O2', '-Wall', '-o', out, fileURLToPath(new URL(`../c/${name}.c`, import.meta.url))]);
   return out;
 }
 

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildTcpDrain, drainBench, formatTable } from '../../scripts/drain-bench.js';
+import { drainBench, formatTable } from '../../scripts/drain-bench.js';
+import { buildC } from '../../scripts/lib/pinned.js';
 import { encodeHello } from '../../src/ends/hello.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -48,7 +49,7 @@ test("the C sender's framed stream is blast's: sink tcp --verify finds every fra
 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sockbuf-drain-test-'));
   try {
-    const bin = buildTcpDrain(dir);
+    const bin = buildC(dir, 'tcp-drain');
     const frame = 4096;
     const hello = join(dir, 'hello');
     writeFileSync(
