@@ -1,8 +1,12 @@
 // Same-run C references for the UDP benchmarks (scripts/udp-goals.ts builds this with gcc).
 //   udp send-mmsg PORT SECONDS          sendmmsg, 64 B datagrams, full speed
 //   udp send-gso  PORT SECONDS [RATE]   UDP_SEGMENT, 64 segments of 64 B per send; RATE datagrams/s (0: max)
-//   udp recv-mmsg PORT                  recvmmsg, until 1 s with nothing after the first datagram
-//   udp recv-gro  PORT                  UDP_GRO, split by the segment size, same stop rule
+//   udp recv-mmsg PORT [NAP_US]         recvmmsg, until 1 s with nothing after the first datagram
+//   udp recv-gro  PORT [NAP_US]         UDP_GRO, split by the segment size, same stop rule
+// A receiver given NAP_US sleeps that long when its socket is empty (after the first datagram)
+// instead of waiting in poll: the sender's CPU then never pays a wake-up per datagram (the kernel
+// wakes a receiver sleeping in poll from the sender's send path, on loopback on the sender's CPU),
+// so a sender's rate measures the sender (scripts/udp-send-rate.ts).
 // Datagrams carry sockbuf's header (src/udp/datagram.ts): u32 magic, u32 flow, f64 seq, f64 send µs;
 // each sender ends with 3 trailer copies (28 B: the header with seq = datagrams sent, then u32 3).
 // Every program prints one JSON line. Loopback only (127.0.0.1).
@@ -122,7 +126,7 @@ static int send_gso(struct sockaddr_in *to, double secs, double rate) {
   return 0;
 }
 
-static int recv_loop(int port, int gro) {
+static int recv_loop(int port, int gro, long nap_us) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
   int big = 8 << 20, on = 1;
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) < 0)
@@ -151,7 +155,12 @@ static int recv_loop(int port, int gro) {
     }
     int r = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
     if (r <= 0) {
-      if (poll(&p, 1, 1000) == 0 && t_first) break;
+      if (nap_us > 0 && t_first) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = nap_us * 1000};
+        nanosleep(&ts, NULL);
+        if (now_s() - t_last > 1) break;
+      } else if (poll(&p, 1, 1000) == 0 && t_first)
+        break;
       continue;
     }
     t_last = now_s();
@@ -179,13 +188,16 @@ static int recv_loop(int port, int gro) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) return fprintf(stderr, "usage: udp send-mmsg|send-gso|recv-mmsg|recv-gro PORT [SECONDS] [RATE]\n"), 2;
+  if (argc < 3)
+    return fprintf(stderr, "usage: udp send-mmsg|send-gso PORT [SECONDS] [RATE] | recv-mmsg|recv-gro PORT [NAP_US]\n"), 2;
   int port = atoi(argv[2]);
   struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   double secs = argc > 3 ? atof(argv[3]) : 3, rate = argc > 4 ? atof(argv[4]) : 0;
   if (!strcmp(argv[1], "send-mmsg")) return send_mmsg(&to, secs);
   if (!strcmp(argv[1], "send-gso")) return send_gso(&to, secs, rate);
-  if (!strcmp(argv[1], "recv-mmsg")) return recv_loop(port, 0);
-  if (!strcmp(argv[1], "recv-gro")) return recv_loop(port, 1);
+  long nap = argc > 3 ? atol(argv[3]) : 0;
+  if (nap < 0 || nap > 999999) return fprintf(stderr, "NAP_US: 0 to 999999\n"), 2;
+  if (!strcmp(argv[1], "recv-mmsg")) return recv_loop(port, 0, nap);
+  if (!strcmp(argv[1], "recv-gro")) return recv_loop(port, 1, nap);
   return fprintf(stderr, "unknown mode %s\n", argv[1]), 2;
 }
