@@ -109,7 +109,7 @@ for (let run = 1; run <= runs; run++) {
   const base = of.find((p) => p.kind === 'dgram');
   const cells = of.map((p) => {
     const x = base ? rate(p) / rate(base) : Number.NaN;
-    if (base && p !== base) (ratios[p.kind] ??= []).push(x);
+    if (base && p !== base) ratios[p.kind] = [...(ratios[p.kind] ?? []), x];
     const lost = num(p.sent, 'sent') - num(p.received, 'received');
     return `${p.kind} ${Math.round(rate(p))}/s${base ? ` (${x.toFixed(2)}×)` : ''}${lost > 0 ? ` [${lost} not received]` : ''}`;
   });
