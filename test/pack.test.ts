@@ -5,7 +5,7 @@
 // cache when it has them (--prefer-offline), else from the registry.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -84,6 +84,15 @@ registry.metrics().then((text) => console.log(text));
 
     const cjs = run(process.execPath, ['-e', "console.log(typeof require('sockbuf').registerMetrics)"]);
     assert.equal(cjs.trim(), 'function');
+
+    // what a fleet needs ships: the rules (the installed CLI prints the same), the unit, the DaemonSet
+    const docs = join(app, 'node_modules/sockbuf/docs');
+    for (const f of ['sockbuf-rules.yml', 'sockbuf-exporter.service', 'sockbuf-exporter-daemonset.yaml'])
+      assert.ok(existsSync(join(docs, f)), `${f} is in the package`);
+    assert.equal(
+      run(join(app, 'node_modules/.bin/sockbuf'), ['exporter', '--print-rules']),
+      readFileSync(join(docs, 'sockbuf-rules.yml'), 'utf8'),
+    );
   } finally {
     rmSync(app, { recursive: true, force: true });
   }
