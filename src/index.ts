@@ -1,87 +1,10 @@
-// The public API of sockbuf, and nothing else.
+// `sockbuf`: what an application builds on. TCP connect/listen with the adaptive reader and frames,
+// the batched UDP receiver and sender, the buffer policy, socket statistics, metrics and the errors.
+// The instruments (bench, suite, lab, serve, the ends, inspect, doctor, exporter) are `sockbuf/tools`.
 
-export {
-  type BenchOptions,
-  type BenchOutcome,
-  runBench,
-  scenarioOptions,
-} from './bench/bench.js';
-export { lastEvent } from './bench/ends.js';
-export { describeVerdict, type Verdict as ExpectVerdict } from './bench/expect.js';
-export type { OptionSpec, OptionValues } from './bench/options.js';
-export { renderJson, renderTable } from './bench/output.js';
-export { renderHtml, reportText } from './bench/pages.js';
-export { PLACEMENT_NAMES, type PlacementName, placementOptions } from './bench/placement.js';
-export {
-  checkResults,
-  loadResults,
-  mergeResults,
-  type ResultRow,
-  type ResultsDocument,
-  type Verdict as SeedVerdict,
-} from './bench/report/results.js';
-export { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, RunFailure } from './bench/runner.js';
-export type {
-  Cell,
-  Column,
-  EndCommand,
-  EndOutput,
-  Ends,
-  Point,
-  Row,
-  RunOutput,
-  Scenario,
-} from './bench/scenario.js';
-export { loadScenario, loadScenarios } from './bench/scenario-registry.js';
-export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.js';
-export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
-export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
-export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
-export { type FarEndLimits, farEndFromEnv } from './ends/far-end-limits.js';
-export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
-export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
-export { Sink as TcpSink, type SinkOptions as TcpSinkOptions, startTcpSink } from './ends/tcp-sink.js';
-export {
-  type BlastOptions as TcpBlastOptions,
-  type Emit as EndEmit,
-  runBlast as runTcpBlast,
-} from './ends/tcp-source.js';
-export {
-  createUdpBlast,
-  parseSendRate,
-  UdpBlast,
-  type UdpBlastOptions,
-  type UdpBlastResult,
-} from './ends/udp-blast.js';
-export { runUdpSink, type UdpSinkOptions, type UdpSinkResult, WARM_UP_SECONDS } from './ends/udp-sink.js';
-export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
-export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
-export { Lab, type LabOptions, withLab } from './lab/lab.js';
-export { describeLab, type LabMeasurement } from './lab/measure.js';
-export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
-export { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from './lab/spec.js';
-export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
-export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
-export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
-export {
-  type InspectOptions,
-  type InspectSample,
-  inspectSockets,
-  SOCKET_STATES,
-  watchSockets,
-} from './observe/inspect.js';
-export { formatInspectSample, inspectDocument } from './observe/inspect-format.js';
+export { EnvironmentError, LinuxOnlyError, ResolveError, SysError, UsageError } from './errors.js';
 export { type MetricsRegistry, registerMetrics } from './observe/metrics.js';
-export {
-  type SocketStats,
-  type StatsInterval,
-  StatsSampler,
-  socketStats,
-  socketStatsFrom,
-  statsDelta,
-} from './observe/stats.js';
-export type { TcpSourceStats, TrackedSource, UdpSourceStats } from './observe/tracked.js';
-export { formatHostPort, type HostPort, parseListen, parseTo } from './policy/address.js';
+export { type SocketStats, type StatsInterval, StatsSampler, socketStats } from './observe/stats.js';
 export {
   applyTcpBuffers,
   applyUdpRcvbuf,
@@ -90,42 +13,23 @@ export {
   type ListenPinnedOptions,
   listenPinned,
   markPinned,
-  pinnedBuffers,
 } from './policy/apply.js';
 export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
-export {
-  type AutoBuffer,
-  type BufferSize,
-  type PinnedBuffer,
-  resolveSize,
-  type TcpBufferOptions,
-  type TcpBufferReport,
-  UDP_RCVBUF_TARGET,
-  type UdpRcvbufReport,
+export type {
+  BufferSize,
+  TcpBufferOptions,
+  TcpBufferReport,
+  UdpRcvbufReport,
 } from './policy/buffers.js';
-export { printable } from './policy/printable.js';
-export { ResolveError, resolveHost } from './policy/resolve.js';
-export { formatTable, type TableColumn } from './policy/table.js';
 export {
-  EnvironmentError,
   formatBitRate,
   formatDuration,
   formatSize,
   parseBitRate,
-  parseCount,
   parseDuration,
-  parseList,
   parsePacketRate,
-  parsePercent,
-  parsePositiveDuration,
   parseSize,
-  UsageError,
 } from './policy/units.js';
-export { ServeClient, ServeRefused } from './serve/client.js';
-export { DEFAULT_SERVE_PORT, ProtocolError } from './serve/protocol.js';
-export { parseServer, type RemoteEndOptions, runRemoteEnd } from './serve/remote-end.js';
-export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { LinuxOnlyError, SysError } from './sys/errors.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { VERSION } from './sys/package.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
@@ -138,27 +42,10 @@ export {
   TcpServer,
   type TcpStats,
 } from './tcp/connection.js';
-export {
-  DEFAULT_MAX_FRAME_BYTES,
-  encodeFrame,
-  FrameDecoder,
-  FrameError,
-  type FrameHandler,
-  frameHeader,
-} from './tcp/frame.js';
-export {
-  type Consumer,
-  formatReader,
-  parseReader,
-  Reader,
-  type ReaderOption,
-  type ReaderSpec,
-  type ReaderStats,
-  resolveReader,
-} from './tcp/reader.js';
+export { encodeFrame, FrameDecoder, FrameError, type FrameHandler, frameHeader } from './tcp/frame.js';
+export type { Consumer, ReaderOption, ReaderStats } from './tcp/reader.js';
 export { AdaptiveSizer } from './tcp/sizer.js';
-export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';
-export { type OffloadOption, udpOffload } from './udp/offload.js';
+export type { OffloadOption } from './udp/offload.js';
 export {
   createUdpReceiver,
   type UdpBatch,

@@ -56,10 +56,15 @@ function readSources(dir = SRC, out: SourceFile[] = []): SourceFile[] {
   return out;
 }
 
-/** The folder of src/ a file belongs to (`bench` for bench/report/html.ts; `.` for index.ts). */
-const folderOf = (path: string) => (path.includes('/') ? path.split('/')[0] : '.');
+/**
+ * The folder of src/ a file belongs to (`bench` for bench/report/html.ts); a file at the top is a unit of
+ * its own (`index`, `tools`, `errors`), so that every layer can import errors.ts and only the CLI the entries.
+ */
+const folderOf = (path: string) => (path.includes('/') ? path.split('/')[0] : path.replace(/\.ts$/, ''));
 const isPackage = (spec: string, name: string) => spec === name || spec.startsWith(`${name}/`);
 const isLocal = (spec: string) => spec.endsWith('.ts');
+/** The package's entry points: `sockbuf`, `sockbuf/tools` (and `sockbuf/dgram` where it exists). */
+const ENTRIES = ['index.ts', 'tools.ts', 'dgram.ts'];
 
 /** Cycles between folders: each as `a → b → a`, with one import that makes each step. */
 export function folderCycles(files: SourceFile[]): string[] {
@@ -98,10 +103,10 @@ export function importsOutside(
   return files.filter((f) => !allowed(f.path) && f.imports.some((s) => isPackage(s, pkg))).map((f) => f.path);
 }
 
-/** Files of src/cli that import something other than src/index.ts, src/cli, commander, cli-progress or node:*. */
+/** Files of src/cli that import something other than the entries, src/cli, commander, cli-progress or node:*. */
 export function cliPastIndex(files: SourceFile[]): string[] {
   const ok = (s: string) =>
-    s === 'index.ts' ||
+    ENTRIES.includes(s) ||
     (isLocal(s) && s.startsWith('cli/')) ||
     s.startsWith('node:') ||
     isPackage(s, 'commander') ||
@@ -157,11 +162,19 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
     ...importsOutside(fs, 'child_process', (p) => p === 'sys/process.ts'),
   ],
   'commander only under src/cli': (fs) => importsOutside(fs, 'commander', (p) => p.startsWith('cli/')),
-  'src/cli reaches the library only through src/index.ts': cliPastIndex,
+  'src/cli reaches the library only through the entries (index.ts, tools.ts)': cliPastIndex,
   'the folders below src/bench do not import it': belowBench,
   [`no file in src/ over ${MAX_LINES} lines`]: longFiles,
   'no file imports two modules of the same name': sameNameImports,
   'a *-worker.ts or *-thread.ts file is what a worker thread runs': misnamedThreads,
+  'only src/cli imports the entries': (fs) =>
+    fs
+      .filter((f) => !f.path.startsWith('cli/'))
+      .flatMap((f) =>
+        f.imports
+          .filter((s) => ENTRIES.includes(s) && !ENTRIES.includes(f.path))
+          .map((s) => `${f.path} imports ${s}`),
+      ),
 };
 
 /**
@@ -183,7 +196,9 @@ const BROKEN: Record<string, SourceFile[]> = {
   'koffi only under src/sys': [file('udp/x.ts', ['koffi'])],
   'node:child_process only in src/sys/process.ts': [file('bench/runner.ts', ['node:child_process'])],
   'commander only under src/cli': [file('bench/suite.ts', ['commander'])],
-  'src/cli reaches the library only through src/index.ts': [file('cli/bench.ts', ['bench/runner.ts'])],
+  'src/cli reaches the library only through the entries (index.ts, tools.ts)': [
+    file('cli/bench.ts', ['bench/runner.ts']),
+  ],
   'the folders below src/bench do not import it': [file('doctor/diagnose.ts', ['bench/report/results.ts'])],
   [`no file in src/ over ${MAX_LINES} lines`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
   'no file imports two modules of the same name': [
@@ -194,6 +209,7 @@ const BROKEN: Record<string, SourceFile[]> = {
     file('udp/reader-worker.ts', []),
     file('udp/reader-thread.ts', []),
   ],
+  'only src/cli imports the entries': [file('udp/sender.ts', ['tools.ts'])],
 };
 
 test('the scanner reads static, type-only, re-export and dynamic imports, not comments', () => {

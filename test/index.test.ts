@@ -8,44 +8,73 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as sockbuf from '../src/index.js';
+import * as tools from '../src/tools.js';
 import { SOCKBUF_ARGV } from './cli/argv.js';
 
-const EXPORTS = [
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+// `sockbuf`: what an application builds on.
+const APP_EXPORTS = [
   'AdaptiveSizer',
   'applyTcpBuffers',
   'applyUdpRcvbuf',
   'ceiling',
-  'checkResults',
   'connect',
   'connectPinned',
-  'createDgramReceiver',
   'createUdpReceiver',
-  'createUdpBlast',
   'createUdpSender',
   'decodeTcpInfo',
-  'DEFAULT_MAX_FRAME_BYTES',
-  'DEFAULT_SERVE_PORT',
-  'DEFAULT_TIMEOUT_SECONDS',
-  'describeLab',
-  'describeVerdict',
-  'diagnose',
-  'downLabs',
   'encodeFrame',
   'EnvironmentError',
-  'execInLab',
-  'farEndFromEnv',
   'formatBitRate',
   'formatDuration',
-  'formatHostPort',
-  'formatInspectSample',
-  'formatReader',
   'formatSize',
-  'formatTable',
   'FrameDecoder',
   'FrameError',
   'frameHeader',
   'getMemInfo',
   'getTcpInfo',
+  'LinuxOnlyError',
+  'listen',
+  'listenPinned',
+  'markPinned',
+  'MAX_DATAGRAM',
+  'parseBitRate',
+  'parseDuration',
+  'parsePacketRate',
+  'parseSize',
+  'pinnedWindow',
+  'registerMetrics',
+  'ResolveError',
+  'socketStats',
+  'StatsSampler',
+  'SysError',
+  'TcpConnection',
+  'TcpServer',
+  'UdpReceiver',
+  'UdpSender',
+  'UdpSendError',
+  'UsageError',
+  'VERSION',
+  'windowFor',
+];
+
+// `sockbuf/tools`: the instruments.
+const TOOLS_EXPORTS = [
+  'alertRules',
+  'checkResults',
+  'createDgramReceiver',
+  'createUdpBlast',
+  'DEFAULT_SERVE_PORT',
+  'describeLab',
+  'describeVerdict',
+  'diagnose',
+  'downLabs',
+  'execInLab',
+  'formatHostPort',
+  'formatInspectSample',
+  'formatReader',
+  'formatTable',
   'holdLab',
   'inspectDocument',
   'inspectSockets',
@@ -53,46 +82,31 @@ const EXPORTS = [
   'Lab',
   'LAB_DEFAULTS',
   'lastEvent',
-  'LinuxOnlyError',
-  'listen',
-  'listenPinned',
   'listLabs',
   'loadResults',
   'loadScenario',
   'loadScenarios',
-  'markPinned',
-  'MAX_DATAGRAM',
   'mergeResults',
-  'parseBitRate',
   'parseCount',
-  'parseDuration',
   'parseLabSpec',
   'parseList',
   'parseListen',
-  'parsePacketRate',
   'parsePercent',
   'parsePositiveDuration',
   'parseReader',
   'parseSendRate',
   'parseServer',
-  'parseSize',
   'parseTo',
-  'pinnedBuffers',
-  'pinnedWindow',
-  'printable',
   'PLACEMENT_NAMES',
   'placementOptions',
+  'printable',
   'ProtocolError',
-  'Reader',
-  'registerMetrics',
   'renderHtml',
   'renderJson',
   'renderTable',
   'reportText',
-  'ResolveError',
-  'resolveHost',
-  'resolveReader',
   'resolveSize',
+  'rulesYaml',
   'runBench',
   'RunFailure',
   'runIperf3Blast',
@@ -107,42 +121,59 @@ const EXPORTS = [
   'ServeClient',
   'ServeRefused',
   'SOCKET_STATES',
-  'socketStats',
-  'socketStatsFrom',
   'startExporter',
-  'alertRules',
-  'rulesYaml',
   'startServer',
   'startTcpSink',
-  'statsDelta',
-  'StatsSampler',
   'SUITE',
   'suiteExitCode',
-  'SysError',
-  'TcpConnection',
-  'TcpServer',
   'TcpSink',
-  'UDP_RCVBUF_TARGET',
-  'udpOffload',
-  'UdpReceiver',
   'UdpBlast',
-  'UdpSender',
-  'UdpSendError',
   'upLab',
-  'UsageError',
   'verdicts',
-  'VERSION',
-  'WARM_UP_SECONDS',
   'watchSockets',
-  'windowFor',
   'withLab',
 ];
 
-test('the public exports are the pinned list (change both together, deliberately)', () => {
-  assert.deepEqual(Object.keys(sockbuf).sort(), [...EXPORTS].sort());
+test('the two entries export the pinned lists (change both together, deliberately), and share no name', () => {
+  assert.deepEqual(Object.keys(sockbuf).sort(), [...APP_EXPORTS].sort());
+  assert.deepEqual(Object.keys(tools).sort(), [...TOOLS_EXPORTS].sort());
+  assert.deepEqual(
+    APP_EXPORTS.filter((n) => TOOLS_EXPORTS.includes(n)),
+    [],
+  );
 });
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The names an entry's source exports, types included (`export { a, type B } from …`, `export type { C }`). */
+export function exportedNames(source: string): string[] {
+  return [...source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((m) =>
+    m[1]
+      .split(',')
+      .map((item) => item.trim().replace(/^type\s+/, ''))
+      .filter(Boolean)
+      .map((item) => item.split(/\s+as\s+/).pop() as string),
+  );
+}
+
+test("the application entry exports fewer than 80 names, types included; the instruments are in 'sockbuf/tools'", () => {
+  assert.deepEqual(
+    exportedNames("export { a, type B as C } from './x.js';\nexport type {\n  D,\n} from './y.js';"),
+    ['a', 'C', 'D'],
+  );
+  const app = exportedNames(readFileSync(join(ROOT, 'src/index.ts'), 'utf8'));
+  assert.ok(app.length < 80, `src/index.ts exports ${app.length} names`);
+  for (const name of Object.keys(sockbuf)) assert.ok(app.includes(name), `${name} not seen by the counter`);
+  // none of the benchmark tool's internals or environment readers in the application's entry
+  for (const name of [
+    'runBench',
+    'farEndFromEnv',
+    'WARM_UP_SECONDS',
+    'PLACEMENT_NAMES',
+    'startExporter',
+    'diagnose',
+  ])
+    assert.ok(!app.includes(name), `${name} is in the application entry`);
+});
+
 const REGISTER = pathToFileURL(join(ROOT, 'test/fixtures/loads/register.mjs')).href;
 // the built entry when the CLI tests use the build (npm test builds first), else the source through tsx
 const fromDist = SOCKBUF_ARGV[0].endsWith('.js');
@@ -172,8 +203,9 @@ function loads(url: string): string[] {
 const heavy = (files: string[]) =>
   HEAVY.filter((pkg) => files.some((f) => f.includes(`/node_modules/${pkg}/`)));
 
-test("importing 'sockbuf' loads neither commander, cli-progress nor chart.js", () => {
+test("importing 'sockbuf' or 'sockbuf/tools' loads neither commander, cli-progress nor chart.js", () => {
   assert.deepEqual(heavy(loads(ENTRY)), []);
+  assert.deepEqual(heavy(loads(ENTRY.replace(/index\.(js|ts)$/, 'tools.$1'))), []);
   // the check can fail: the CLI's program module does load commander
   const program = ENTRY.replace(/index\.(js|ts)$/, 'cli/program.$1');
   assert.ok(heavy(loads(program)).includes('commander'), 'the load recorder saw no commander');

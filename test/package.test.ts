@@ -12,15 +12,18 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const built = () => assert.ok(existsSync(join(ROOT, 'dist/index.js')), 'dist/index.js: run npm run build');
 
-test("require('sockbuf') works from CommonJS (a self-reference through the package's exports)", () => {
+test("require('sockbuf') and require('sockbuf/tools') work from CommonJS (a self-reference through the package's exports)", () => {
   built();
   const r = spawnSync(
     process.execPath,
-    ['-e', "const s = require('sockbuf'); console.log(typeof s.connect, typeof s.createUdpReceiver)"],
+    [
+      '-e',
+      "const s = require('sockbuf'); const t = require('sockbuf/tools'); console.log(typeof s.connect, typeof s.createUdpReceiver, typeof t.runBench, typeof s.runBench)",
+    ],
     { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
   );
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trim(), 'function function');
+  assert.equal(r.stdout.trim(), 'function function function undefined');
   assert.equal(pkg.engines.node, '>=20.19');
 });
 

@@ -1,9 +1,12 @@
 // One scenario, run as a program runs it: `await runBench('tcp', { options: { sizes: '16000' } })`.
 // The scenario's options, where the ends run, the repeats, the results document and the expectations;
 // `sockbuf bench NAME` is this plus printing, and the quick suite runs its entries through it too.
+
+import { UsageError } from '../errors.js';
 import { labFromEnv } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { durationMs, parseCount, UsageError } from '../policy/units.js';
+import { checkWhole } from '../policy/limits.js';
+import { durationMs } from '../policy/units.js';
 import { benchRow, resultsDocument } from './document.js';
 import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
 import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
@@ -70,10 +73,7 @@ export function scenarioParams(
 
 /** Runs of each point, 1 to 1000: a number, or a string such as the CLI's `--repeat 3` (runBench, runSuite). */
 export function parseRepeat(value: number | string): number {
-  const repeat = typeof value === 'number' ? value : parseCount(value, 'repeat', 1, 1000);
-  if (!(Number.isInteger(repeat) && repeat >= 1 && repeat <= 1000))
-    throw new UsageError(`invalid value for repeat: '${repeat}' (expected 1 to 1000)`);
-  return repeat;
+  return checkWhole('repeat', value);
 }
 
 /** Checks everything but the placement, in the order the CLI always has (exit 2 before anything starts). */
@@ -89,8 +89,7 @@ export async function prepareBench(
     opts.timeout === undefined
       ? (s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS)
       : durationMs(opts.timeout, 'timeout') / 1000;
-  if (!(timeoutSeconds > 0))
-    throw new UsageError(`invalid value for timeout: '${opts.timeout}' (must be > 0)`);
+  if (!(timeoutSeconds > 0)) throw UsageError.invalid('timeout', opts.timeout, 'more than 0');
   return { scenario: s, params, repeat, timeoutSeconds, expects };
 }
 

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 // `--expect EXPR`: a figure a benchmark must reach, checked against the medians. Pure.
 //
 //   EXPR  := SIDE OP NUMBER            OP: >=  >  <=  <  ==  !=
@@ -12,7 +13,6 @@
 // - In a ratio, each point of the left side is paired with the point of the right side that has
 //   the same labels apart from the ones named: `adaptive/data >= 1.3` checks adaptive against data
 //   at every size. Every pair (or point) must meet the figure.
-import { UsageError } from '../policy/units.js';
 
 export type Op = '>=' | '>' | '<=' | '<' | '==' | '!=';
 
@@ -56,7 +56,10 @@ const EXPR_RE = /^(.+?)\s*(>=|<=|==|!=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-
 
 function bad(text: string, why: string): never {
   throw new UsageError(
-    `invalid value for expect: '${text}' (${why}; expected e.g. 'adaptive/data >= 1.3' or 'lossPct[64K] <= 0')`,
+    (name) =>
+      `invalid value for ${name('expect')}: '${text}' (${why}; expected e.g. 'adaptive/data >= 1.3' or 'lossPct[64K] <= 0')`,
+    'expect',
+    { value: text },
   );
 }
 

@@ -1,7 +1,7 @@
 // A scenario's (or a placement's) own options, declared as data: the CLI makes commander options of
 // them, the library takes their values by name or parses an argv (node:util parseArgs). No commander.
 import { parseArgs } from 'node:util';
-import { UsageError } from '../policy/units.js';
+import { UsageError } from '../errors.js';
 
 export interface OptionSpec {
   /** As on the command line: `--sizes <list>` takes a value; `--find-max` is a switch. */

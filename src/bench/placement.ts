@@ -4,12 +4,12 @@
 //
 // To fill in a placement (lab, remote), replace its entry in PLACEMENTS; nothing else changes.
 import { readFileSync } from 'node:fs';
+import { EnvironmentError } from '../errors.js';
 import { Lab } from '../lab/lab.js';
 import { describeLab, type LabMeasurement } from '../lab/measure.js';
 import { netnsArgv } from '../lab/netns.js';
 import { currentLab, LAB_ENV, type LabInfo } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { EnvironmentError } from '../policy/units.js';
 import { REMOTE_PLACEMENT } from '../serve/placement.js';
 import { type SpawnSpec, which } from '../sys/process.js';
 import type { OptionSpec } from './options.js';

@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { UsageError } from '../policy/units.js';
+import { UsageError } from '../errors.js';
 import { MODULE_EXT } from '../sys/package.js';
 import type { Scenario } from './scenario.js';
 
@@ -31,6 +31,7 @@ function check(s: unknown, from: string): Scenario {
   if (!v || typeof v.name !== 'string' || fns.some((f) => typeof v[f] !== 'function')) {
     throw new UsageError(
       `invalid value for <scenario>: '${from}' (its default export is not a Scenario: name, params, points, ends, row)`,
+      '<scenario>',
     );
   }
   return v as Scenario;
@@ -50,6 +51,7 @@ export async function loadScenario(arg: string): Promise<Scenario> {
     } catch (err) {
       throw new UsageError(
         `invalid value for <scenario>: '${arg}' (cannot load it: ${(err as Error).message})`,
+        '<scenario>',
       );
     }
     return check(mod.default, arg);
@@ -58,6 +60,7 @@ export async function loadScenario(arg: string): Promise<Scenario> {
   if (!names.includes(arg)) {
     throw new UsageError(
       `invalid value for <scenario>: '${arg}' (known: ${names.join(', ') || 'none yet'}; or a path to a scenario module)`,
+      '<scenario>',
     );
   }
   const mod = (await import(pathToFileURL(join(DIR, arg + EXT)).href)) as { default?: unknown };

@@ -2,7 +2,8 @@
 // short, through the runner, into one sockbuf.v1 document with one verdict line per seed. A scenario
 // that is not built in (yet), or that needs what this host lacks (root for the lab), is skipped with
 // the reason.
-import { EnvironmentError, UsageError } from '../policy/units.js';
+
+import { EnvironmentError, UsageError } from '../errors.js';
 import { which } from '../sys/process.js';
 import { measure, parseRepeat, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
@@ -93,7 +94,7 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
   const all = opts.entries ?? opts.seeds?.flatMap((s) => s.entries) ?? SUITE;
   for (const id of opts.only ?? []) {
     if (!all.some((e) => e.id === id)) {
-      throw new UsageError(`invalid value for only: '${id}' (known: ${all.map((e) => e.id).join(', ')})`);
+      throw UsageError.invalid('only', id, `one of ${all.map((e) => e.id).join(', ')}`);
     }
   }
   const repeatAll = opts.repeat === undefined ? undefined : parseRepeat(opts.repeat);

@@ -9,7 +9,7 @@
 
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../policy/units.js';
+import { UsageError } from '../errors.js';
 import { lastEvent, numberField } from './ends.js';
 import type { Ends, Row, RunOutput } from './scenario.js';
 
@@ -32,11 +32,8 @@ export function parsePaths(value: string, option: string): UdpPath[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const p of items)
-    if (!(p in UDP_PATHS))
-      throw new UsageError(
-        `invalid value for ${option}: '${p}' (expected ${Object.keys(UDP_PATHS).join(', ')})`,
-      );
-  if (!items.length) throw new UsageError(`invalid value for ${option}: '${value}' (expected a list)`);
+    if (!(p in UDP_PATHS)) throw UsageError.invalid(option, p, `${Object.keys(UDP_PATHS).join(', ')}`);
+  if (!items.length) throw UsageError.invalid(option, value, 'a list');
   return items as UdpPath[];
 }
 

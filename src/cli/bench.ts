@@ -1,9 +1,9 @@
 // `sockbuf bench <scenario> [options]`: the scenario's options plus the common ones, then the runner.
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { ResolveError, UsageError } from '../index.js';
 import {
   type BenchOutcome,
-  DEFAULT_TIMEOUT_SECONDS,
   describeVerdict,
   formatTable,
   loadScenario,
@@ -12,15 +12,13 @@ import {
   PLACEMENT_NAMES,
   type PlacementName,
   placementOptions,
-  ResolveError,
   renderHtml,
   renderJson,
   renderTable,
   runBench,
   type Scenario,
   scenarioOptions,
-  UsageError,
-} from '../index.js';
+} from '../tools.js';
 import { outputFileProblem } from './lines.js';
 import { resolveMessage } from './names.js';
 import { progressReporter } from './progress.js';
@@ -48,7 +46,7 @@ function addCommonOptions(cmd: Command): Command {
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', `per run (default: the scenario's, else ${DEFAULT_TIMEOUT_SECONDS}s)`);
+    .option('--timeout <duration>', "per run (default: the scenario's own, else 60s)");
   return addOptions(cmd, placementOptions());
 }
 

@@ -1,16 +1,7 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseCount,
-  parsePositiveDuration,
-  parseSize,
-  parseTo,
-  resolveSize,
-  runTcpBlast,
-} from '../index.js';
+import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
+import { parseCount, parsePositiveDuration, parseTo, resolveSize, runTcpBlast } from '../tools.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerBlastUdp } from './udp.js';

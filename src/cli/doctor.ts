@@ -1,7 +1,8 @@
 // `sockbuf doctor`: checks the host's buffer sysctls and drop counters against a bandwidth, an RTT and
 // a UDP receive-buffer target. Parses options, calls diagnose(), prints. Never writes a sysctl.
 import type { Command } from 'commander';
-import { diagnose, printable, UsageError } from '../index.js';
+import { UsageError } from '../index.js';
+import { diagnose, printable } from '../tools.js';
 
 export function register(program: Command): void {
   program

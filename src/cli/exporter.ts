@@ -1,6 +1,6 @@
 // `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (startExporter).
 import type { Command } from 'commander';
-import { parseCount, parseListen, rulesYaml, startExporter } from '../index.js';
+import { parseCount, parseListen, rulesYaml, startExporter } from '../tools.js';
 
 export function register(program: Command): void {
   program

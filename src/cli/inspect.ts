@@ -1,17 +1,16 @@
 // `sockbuf inspect`: every TCP and UDP socket of the host through sock_diag, with the buffer-limited
 // ones flagged. Parses options, calls inspectSockets() or watchSockets(), prints.
 import type { Command } from 'commander';
+import { parseDuration, UsageError } from '../index.js';
 import {
   formatInspectSample,
   type InspectOptions,
   inspectDocument,
   inspectSockets,
   parseCount,
-  parseDuration,
   SOCKET_STATES,
-  UsageError,
   watchSockets,
-} from '../index.js';
+} from '../tools.js';
 
 export function register(program: Command): void {
   program

@@ -1,20 +1,16 @@
 // `blast tcp --iperf3` and `sink tcp --iperf3`: iperf3's peers (src/ends/iperf3). Parsing and printing
 // only; blast.ts and sink.ts hand over to these when --iperf3 is given.
+import { formatBitRate, formatDuration, formatSize, parseSize, UsageError } from '../index.js';
 import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
   Iperf3Sink,
   parseCount,
   parseListen,
   parsePositiveDuration,
   parseReader,
-  parseSize,
   parseTo,
   resolveSize,
   runIperf3Blast,
-  UsageError,
-} from '../index.js';
+} from '../tools.js';
 import { lineWriter } from './lines.js';
 
 type Opts = Record<string, string | boolean | undefined>;

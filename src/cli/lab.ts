@@ -1,6 +1,7 @@
 // `sockbuf lab`: run a command across an emulated round-trip time and rate cap (lab -- CMD), or
 // bring a lab up, run commands in it and take it down by hand (up, exec, down, status).
 import type { Command } from 'commander';
+import { UsageError } from '../index.js';
 import {
   describeLab,
   downLabs,
@@ -13,9 +14,8 @@ import {
   listLabs,
   parseLabSpec,
   runUnderLab,
-  UsageError,
   upLab,
-} from '../index.js';
+} from '../tools.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -102,8 +102,7 @@ export function register(program: Command): void {
     .option('--id <id>', 'which lab, when several are up')
     .action(async (host: string, cmdArgv: string[], _o: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals() as LabFlags;
-      if (host !== 'client' && host !== 'server')
-        throw new UsageError(`invalid value for host: '${host}' (expected client or server)`);
+      if (host !== 'client' && host !== 'server') throw UsageError.invalid('host', host, 'client or server');
       process.exitCode = await execInLab(host, cmdArgv, { id: flags.id });
     });
 

@@ -5,6 +5,7 @@
 // A library UsageError names the option as a program wrote it (`listen`); here it is the flag.
 import { CommanderError } from 'commander';
 import { EnvironmentError, LinuxOnlyError, UsageError } from '../index.js';
+import { printable } from '../tools.js';
 import { run } from './program.js';
 import { installWarnings } from './warnings.js';
 
@@ -39,17 +40,17 @@ const flag = (option: string) =>
       `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
 
+/**
+ * The message to print: a UsageError names its options by their flags. No control character that came
+ * from input reaches the terminal raw (line breaks of a multi-line message, such as an end's stderr, stay).
+ */
 function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  if (err instanceof UsageError && err.option)
-    return err.message
-      .replace(`for ${err.option}:`, `for ${flag(err.option)}:`)
-      .replace(
-        /^(\w+) and (\w+) cannot be combined/,
-        (_, a, b) => `${flag(a)} and ${flag(b)} cannot be combined`,
-      )
-      .replace(/give (\w+) or (\w+), not both/, (_, a, b) => `give ${flag(a)} or ${flag(b)}, not both`);
-  return err.message;
+  const text = !(err instanceof Error)
+    ? String(err)
+    : err instanceof UsageError
+      ? err.describe(flag)
+      : err.message;
+  return text.split('\n').map(printable).join('\n');
 }
 
 run(process.argv).then(

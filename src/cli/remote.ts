@@ -1,6 +1,6 @@
 // `sockbuf remote SERVER -- sink tcp …`: run one end on a `sockbuf serve` host (runRemoteEnd).
 import type { Command } from 'commander';
-import { parseServer, runRemoteEnd } from '../index.js';
+import { parseServer, runRemoteEnd } from '../tools.js';
 
 export function register(program: Command): void {
   program

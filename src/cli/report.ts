@@ -2,7 +2,7 @@
 // verdicts on stdout, or as one self-contained HTML page. Thin: the work is in src/bench/report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadResults, mergeResults, renderHtml, reportText } from '../index.js';
+import { loadResults, mergeResults, renderHtml, reportText } from '../tools.js';
 
 export function register(program: Command): void {
   program

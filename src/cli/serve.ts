@@ -1,16 +1,7 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
-import {
-  DEFAULT_SERVE_PORT,
-  EnvironmentError,
-  formatHostPort,
-  parseCount,
-  parseDuration,
-  parseListen,
-  parseSize,
-  startServer,
-  UsageError,
-} from '../index.js';
+import { EnvironmentError, parseDuration, parseSize, UsageError } from '../index.js';
+import { DEFAULT_SERVE_PORT, formatHostPort, parseCount, parseListen, startServer } from '../tools.js';
 
 export function register(program: Command): void {
   program

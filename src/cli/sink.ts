@@ -1,18 +1,14 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
+import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
 import {
-  farEndFromEnv,
-  formatBitRate,
-  formatDuration,
   formatHostPort,
-  formatSize,
   parseListen,
   parsePositiveDuration,
   parseReader,
-  parseSize,
   resolveSize,
   startTcpSink,
-} from '../index.js';
+} from '../tools.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerSinkUdp } from './udp.js';
@@ -48,8 +44,6 @@ export function register(program: Command): Command {
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
-      // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
-      const farEnd = farEndFromEnv();
       const out = lineWriter(Boolean(o.json), human);
       const sink = await startTcpSink(
         {
@@ -63,7 +57,8 @@ export function register(program: Command): Command {
           verify: Boolean(o.verify),
           once: Boolean(o.once),
           intervalSeconds: interval,
-          farEnd,
+          // set by `sockbuf serve` for the far ends it starts (the secret never goes on argv)
+          farEnd: 'env',
         },
         out,
       );

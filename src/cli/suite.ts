@@ -2,6 +2,7 @@
 // seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { UsageError } from '../index.js';
 import {
   checkResults,
   parseList,
@@ -11,8 +12,7 @@ import {
   runSuite,
   SUITE,
   suiteExitCode,
-  UsageError,
-} from '../index.js';
+} from '../tools.js';
 import { outputFileProblem } from './lines.js';
 import { progressReporter } from './progress.js';
 

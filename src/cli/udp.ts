@@ -1,24 +1,24 @@
-// `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpSender(), print. JSON: one object per line with an `event`
+// `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpBlast(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
 import {
-  createUdpBlast,
-  farEndFromEnv,
   formatBitRate,
   formatDuration,
-  formatHostPort,
   formatSize,
   type OffloadOption,
-  parseCount,
   parseDuration,
+  parseSize,
+  UsageError,
+} from '../index.js';
+import {
+  createUdpBlast,
+  formatHostPort,
+  parseCount,
   parseListen,
   parseSendRate,
-  parseSize,
   parseTo,
   runUdpSink,
-  UsageError,
-  WARM_UP_SECONDS,
-} from '../index.js';
+} from '../tools.js';
 import { lineWriter } from './lines.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
@@ -29,7 +29,7 @@ function offload(value: string | boolean | undefined, option: string): OffloadOp
   if (value === true || value === 'on') return true;
   if (value === 'off') return false;
   if (value === 'auto') return 'auto';
-  throw new UsageError(`invalid value for ${option}: '${value}' (expected on, off or auto)`);
+  throw UsageError.invalid(option, value, 'on, off or auto');
 }
 
 function printPairs(pairs: [string, string][]): void {
@@ -83,8 +83,7 @@ export function registerSinkUdp(sink: Command): void {
     )
     .option(
       '--warm-up <duration>',
-      'send to itself this long before ready (never faster than it takes), then count from zero (0s: none)',
-      `${WARM_UP_SECONDS * 1000}ms`,
+      'send to itself this long before ready (never faster than it takes), then count from zero (0s: none; default 500ms)',
     )
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
@@ -94,8 +93,6 @@ export function registerSinkUdp(sink: Command): void {
         v === undefined ? undefined : parseDuration(v, flag) * 1e3;
       const duration = ms(o.duration, '--duration');
       const idle = ms(o.idle, '--idle');
-      // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
-      const farEnd = farEndFromEnv();
       const r = await runUdpSink(
         {
           listen,
@@ -111,7 +108,8 @@ export function registerSinkUdp(sink: Command): void {
           idle,
           warmUp: ms(o.warmUp, '--warm-up'),
           signal: stopSignal(),
-          farEnd,
+          // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
+          farEnd: 'env',
         },
         {
           onReady: (info) => {

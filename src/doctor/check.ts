@@ -3,8 +3,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError, UsageError } from '../errors.js';
 import { procRoot as resolveRoot } from '../observe/proc.js';
-import { EnvironmentError, parseDuration, UsageError } from '../policy/units.js';
+import { parseDuration } from '../policy/units.js';
 import {
   type CounterBaseline,
   type CounterSnapshot,
@@ -59,7 +60,7 @@ export async function checkHost(o: CheckHostOptions): Promise<HostCheck> {
   let baseline: CounterBaseline;
   if (o.sample !== undefined) {
     const ms = typeof o.sample === 'number' ? o.sample : parseDuration(o.sample, 'sample') * 1000;
-    if (!(ms > 0)) throw new UsageError(`invalid value for sample: '${o.sample}' (expected more than 0)`);
+    if (!(ms > 0)) throw UsageError.invalid('sample', o.sample, 'more than 0');
     const before = now;
     await sleep(ms);
     host = readHostValues(root);

@@ -2,7 +2,10 @@
 // Reads the host, judges it against the targets, and says it three ways: the table `sockbuf doctor`
 // prints (d.text()), the sockbuf.v1 document of `--json` (d.document()) and an /etc/sysctl.d file
 // (d.sysctlConf()). Never writes a sysctl.
+
+import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
+import { BUFFER_BYTES, isBufferSize } from '../policy/limits.js';
 import { formatTable } from '../policy/table.js';
 import {
   durationMs,
@@ -11,7 +14,6 @@ import {
   formatSize,
   parseBitRate,
   parseSize,
-  UsageError,
 } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
@@ -52,18 +54,17 @@ export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'ud
     rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
     udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
   };
-  if (!(t.bitsPerSecond > 0))
-    throw new UsageError(`invalid value for bandwidth: '${bandwidth}' (expected more than 0)`);
-  if (!(t.rttSeconds > 0)) throw new UsageError(`invalid value for rtt: '${o.rtt}' (expected more than 0)`);
-  if (!(t.udpRcvbufBytes >= 1 && t.udpRcvbufBytes <= 0x7fffffff))
-    throw new UsageError(`invalid value for udpRcvbuf: '${o.udpRcvbuf}' (expected 1 B to 2 GiB)`);
+  if (!(t.bitsPerSecond > 0)) throw UsageError.invalid('bandwidth', bandwidth, 'more than 0');
+  if (!(t.rttSeconds > 0)) throw UsageError.invalid('rtt', o.rtt, 'more than 0');
+  if (!isBufferSize(t.udpRcvbufBytes))
+    throw UsageError.invalid('udpRcvbuf', o.udpRcvbuf, BUFFER_BYTES.expected);
   return t;
 }
 
 /** Checks the host against the targets. EnvironmentError when procRoot is not a /proc tree. */
 export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
   const targets = doctorTargets(o);
-  if (o.procRoot === '') throw new UsageError(`invalid value for procRoot: '' (expected a folder)`);
+  if (o.procRoot === '') throw UsageError.invalid('procRoot', ``, 'a folder');
   const check = await checkHost({ targets, procRoot: o.procRoot, sample: o.sample, history: o.history });
   const { findings, procRoot, host } = check;
   return {

@@ -1,7 +1,8 @@
 // What `serve` hands a far end it starts (sink tcp, sink udp): the test's secret and the caps the far
 // end enforces itself, as JSON in one environment variable (never argv, where `ps` shows it).
+
+import { UsageError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
-import { UsageError } from '../policy/units.js';
 
 /**
  * What `serve` tells a far end through its environment (SOCKBUF_FAR_END, never argv): the test's secret

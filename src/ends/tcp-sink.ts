@@ -3,14 +3,15 @@
 // after it the bytes are counted, and with `verify` decoded as frames and checked against the pattern.
 // A hello asking for reverse makes the sink send the pattern instead. With `echo` (the far end of
 // bench ping) there is no hello: every frame read is written back as it is.
+
+import { UsageError } from '../errors.js';
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { UsageError } from '../policy/units.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
 import { formatReader, type ReaderSpec } from '../tcp/reader.js';
-import type { FarEndLimits } from './far-end-limits.js';
+import { type FarEndLimits, farEndFromEnv } from './far-end-limits.js';
 import { type Hello, HelloDetector, secretMatches } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';
@@ -31,9 +32,14 @@ export interface SinkOptions {
   once: boolean;
   intervalSeconds: number;
   maxFrame?: number;
-  /** Set when `serve` started this sink: no plain streams, the hello carries the secret, caps hold. */
-  farEnd?: FarEndLimits;
+  /**
+   * Set when `serve` started this sink: no plain streams, the hello carries the secret, caps hold.
+   * `'env'`: the limits `serve` put in this process's environment, if it did (the CLI's sink).
+   */
+  farEnd?: FarEndLimits | 'env';
 }
+
+type StartedOptions = Omit<SinkOptions, 'farEnd'> & { farEnd?: FarEndLimits };
 
 /** A far end waits this long for a connection's hello before closing it. */
 const HELLO_SECONDS = 10;
@@ -68,7 +74,7 @@ export class Sink {
 
   private constructor(
     readonly server: TcpServer,
-    private readonly opts: SinkOptions,
+    private readonly opts: StartedOptions,
     private readonly emit: Emit,
   ) {
     this.done = new Promise((r) => {
@@ -87,9 +93,10 @@ export class Sink {
     }
   }
 
-  static async start(opts: SinkOptions, emit: Emit): Promise<Sink> {
+  static async start(given: SinkOptions, emit: Emit): Promise<Sink> {
+    const opts = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
     // an echoing sink answers frames instead of checking them
-    if (opts.echo && opts.verify) throw new UsageError('echo and verify cannot be combined', 'echo');
+    if (opts.echo && opts.verify) throw UsageError.conflict('echo', 'verify');
     let sink: Sink | undefined;
     const server = await listen(
       {

@@ -5,8 +5,9 @@
 // plain zeros for any receiver.
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
+import { UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { UsageError } from '../policy/units.js';
+import { checkWhole } from '../policy/limits.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -184,22 +185,17 @@ export async function openStreams(
   return conns;
 }
 
-/** Streams of one blast (tcp, or against iperf3 -s): a whole number from 1 to 128. */
-export function checkParallel(parallel: number): void {
-  if (!(Number.isInteger(parallel) && parallel >= 1 && parallel <= 128))
-    throw new UsageError(`invalid value for parallel: '${parallel}' (expected a whole number from 1 to 128)`);
-}
-
 export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
-    throw new UsageError(
-      `invalid value for size: '${opts.size}' (expected ${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index)`,
+    throw UsageError.invalid(
+      'size',
+      opts.size,
+      `${FRAME_INDEX_BYTES} to ${DEFAULT_MAX_FRAME_BYTES}: a frame carries its index`,
     );
-  checkParallel(opts.parallel);
-  if (opts.bytes !== undefined && opts.seconds !== undefined)
-    throw new UsageError('invalid value for bytes: give bytes or seconds, not both');
+  checkWhole('parallel', opts.parallel);
+  if (opts.bytes !== undefined && opts.seconds !== undefined) throw UsageError.either('bytes', 'seconds');
   // raw zeros carry no hello, so the sink cannot be told to send
-  if (opts.raw && opts.reverse) throw new UsageError('raw and reverse cannot be combined', 'raw');
+  if (opts.raw && opts.reverse) throw UsageError.conflict('raw', 'reverse');
   const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
   const test = randomUUID();
   const signal = opts.signal;

@@ -1,6 +1,8 @@
 // `blast udp`'s paced test sender: its options and result, and the one parser of a send rate. Pure.
+
+import { UsageError } from '../errors.js';
 import type { HostPort } from '../policy/address.js';
-import { parseBitRate, parsePacketRate, UsageError } from '../policy/units.js';
+import { parseBitRate, parsePacketRate } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 
 export interface UdpBlastOptions {
@@ -47,7 +49,7 @@ export interface UdpBlastResult {
 export function parseSendRate(value: number | string, size: number, option = 'rate'): number {
   if (typeof value === 'number') {
     if (value > 0) return value;
-    throw new UsageError(`invalid value for ${option}: '${value}' (expected a positive rate)`);
+    throw UsageError.invalid(option, value, 'a positive rate');
   }
   if (value.trim() === 'max') return Number.POSITIVE_INFINITY;
   try {
@@ -56,8 +58,10 @@ export function parseSendRate(value: number | string, size: number, option = 'ra
     try {
       return parseBitRate(value, option) / (8 * Math.max(size, 1));
     } catch {
-      throw new UsageError(
-        `invalid value for ${option}: '${value}' (expected max, a datagram rate such as 100k, or a bit rate such as 500mbit)`,
+      throw UsageError.invalid(
+        option,
+        value,
+        'max, a datagram rate such as 100k, or a bit rate such as 500mbit',
       );
     }
   }

@@ -7,10 +7,11 @@
 import { randomInt } from 'node:crypto';
 import { isIP } from 'node:net';
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
+import { UsageError } from '../errors.js';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { durationMs, parseSize, UsageError } from '../policy/units.js';
+import { durationMs, parseSize } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
 import { gsoAvailable } from '../udp/offload.js';
 import { createUdpSender, MAX_DATAGRAM, UdpSendError, type UdpSender } from '../udp/sender.js';
@@ -65,13 +66,11 @@ export class UdpBlast {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
     this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
     if (this.size > MAX_DATAGRAM)
-      throw new UsageError(
-        `invalid value for size: '${this.size}' (the largest UDP datagram is ${MAX_DATAGRAM})`,
-      );
+      throw UsageError.invalid('size', this.size, `1 B to ${MAX_DATAGRAM} B, the largest UDP datagram`);
     this.rate = parseSendRate(o.rate ?? 'max', this.size);
     const flows = o.flows ?? 1;
     if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
-      throw new UsageError(`invalid value for flows: '${flows}' (expected a whole number from 1 to 1024)`);
+      throw UsageError.invalid('flows', flows, 'a whole number from 1 to 1024');
     const batch = o.batch ?? 32;
     this.gso = gsoAvailable(o.gso ?? false);
     if (o.gso === true || o.gso === 'auto') {

@@ -4,10 +4,11 @@
 // coalesced messages, not datagrams, and the result says so.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { checkWhole } from '../policy/limits.js';
 import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
-import { checkRange } from '../udp/receiver-options.js';
+import { farEndFromEnv } from './far-end-limits.js';
 import { createUdpBlast } from './udp-blast.js';
 import { type SequenceReport, SequenceTracker } from './udp-tracker.js';
 
@@ -26,8 +27,9 @@ export interface UdpSinkOptions extends UdpReceiverOptions {
   /**
    * Set when `serve` started this sink (SOCKBUF_FAR_END): only datagrams from `peer` count (others are
    * `foreign`), and the test is cut, with `stopped` saying why, past `maxBytes` or `maxSeconds`.
+   * `'env'`: the limits serve put in this process's environment, if it did (the CLI's sink).
    */
-  farEnd?: { peer?: string; maxBytes: number; maxSeconds: number };
+  farEnd?: { peer?: string; maxBytes: number; maxSeconds: number } | 'env';
 }
 
 export interface UdpSinkInterval {
@@ -200,7 +202,8 @@ function account(
 }
 
 /** Receives until a stop rule fires; resolves to the totals. */
-export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
+export async function runUdpSink(given: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
+  const o = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
   const ms = (v: number | string | undefined, name: string) =>
     v === undefined ? undefined : durationMs(v, name);
   const durationMsOpt = ms(o.duration, 'duration');
@@ -209,8 +212,8 @@ export async function runUdpSink(o: UdpSinkOptions, hooks: UdpSinkHooks = {}): P
   const every = ms(o.interval, 'interval') ?? 1000;
   // the batch receiver checks these itself; node:dgram ignores them, yet they must still make sense
   if (o.receiver === 'dgram') {
-    checkRange('sockets', o.sockets ?? 1, 1, 64);
-    checkRange('batch', o.batch ?? 64, 1, 1024);
+    checkWhole('sockets', o.sockets ?? 1);
+    checkWhole('batch', o.batch ?? 64);
   }
   const real = new SequenceTracker();
   // the warm-up's datagrams go to a tracker that is thrown away

@@ -7,8 +7,9 @@
 // then the holder dies with lab up (the kernel kills it, also when lab up is SIGKILLed), so lab up
 // interrupted at any point leaves either nothing, or a dead holder's lab that cleanStale (`lab down
 // --stale`) removes.
+
+import { EnvironmentError, UsageError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
-import { EnvironmentError, UsageError } from '../policy/units.js';
 import { Child, clearParentDeathSignal, runInherit, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import { assertRoot, cleanStale, Lab, type LabOptions } from './lab.js';
 import type { LabMeasurement } from './measure.js';
@@ -175,9 +176,7 @@ export async function holdLab(
 /** A lab's id as `lab status` shows it (the number in its namespaces' names); anything else: UsageError. */
 function checkLabId(id: string | undefined): void {
   if (id !== undefined && !/^\d{1,10}$/.test(id))
-    throw new UsageError(
-      `invalid value for id: '${id}' (expected a lab id as lab status shows it, e.g. 4242)`,
-    );
+    throw UsageError.invalid('id', id, 'a lab id as lab status shows it, e.g. 4242');
 }
 
 /** `sockbuf lab exec HOST -- ARGV`: runs ARGV in a host of the lab that is up; its exit status. */

@@ -5,7 +5,6 @@
 // the self-check: measure.ts; labs that outlive a command (lab up, lab -- CMD): hold.ts.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EnvironmentError } from '../policy/units.js';
 import { Child, type ChildOptions, CommandError, type RunResult, run } from '../sys/process.js';
 import { readSysctlText } from '../sys/sysctl.js';
 import { closeTun, openTun, type TunDevice } from '../sys/tun.js';
@@ -27,6 +26,7 @@ import { HOST_CONGESTION, type LabOptions } from './spec.js';
 
 export type { LabOptions };
 
+import { EnvironmentError } from '../errors.js';
 import { restoreStaleSysctls } from './sysctls.js';
 
 export const ADDRESSES: Record<HostName, { ipv4: string; ipv6: string }> = {

@@ -4,8 +4,8 @@
 // cleanStale removes it); what a live process owns is never touched.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { EnvironmentError, UsageError } from '../errors.js';
 import { parseBoundedJson, readBoundedJsonFile } from '../policy/json.js';
-import { EnvironmentError, UsageError } from '../policy/units.js';
 import { alive } from '../sys/process.js';
 
 export const LAB_PREFIX = 'sbl-';

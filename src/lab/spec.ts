@@ -1,6 +1,8 @@
 // The lab's options (LabOptions) and how they are read from the command line, checked before anything
 // is set up. Pure.
-import { parseBitRate, parseCount, parseDuration, parsePercent, UsageError } from '../policy/units.js';
+
+import { UsageError } from '../errors.js';
+import { parseBitRate, parseCount, parseDuration, parsePercent } from '../policy/units.js';
 
 export interface LabOptions {
   rttMs: number;
@@ -44,8 +46,7 @@ export const HOST_CONGESTION = 'host';
 /** LabOptions from option values (`--rtt 2ms --bandwidth 5gbit --loss 0.1% --mtu 1500`). */
 export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
   const rttS = parseDuration(input.rtt ?? LAB_DEFAULTS.rtt, `${prefix}rtt`);
-  if (rttS > 10)
-    throw new UsageError(`invalid value for ${prefix}rtt: '${input.rtt}' (expected at most 10s)`);
+  if (rttS > 10) throw UsageError.invalid(`${prefix}rtt`, input.rtt, 'at most 10s');
   const opts: LabOptions = {
     rttMs: rttS * 1000,
     loss: parsePercent(input.loss ?? LAB_DEFAULTS.loss, `${prefix}loss`),
@@ -63,8 +64,10 @@ export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
 /** A TCP congestion control name (at most 15 characters, as the kernel's TCP_CA_NAME_MAX) or 'host'. */
 export function parseCongestion(value: string, option = 'congestion'): string {
   if (!/^[a-z][a-z0-9_]{0,14}$/.test(value)) {
-    throw new UsageError(
-      `invalid value for ${option}: '${value}' (expected a TCP congestion control such as cubic, reno, bbr, or host for the kernel's default)`,
+    throw UsageError.invalid(
+      option,
+      value,
+      "a TCP congestion control such as cubic, reno, bbr, or host for the kernel's default",
     );
   }
   return value;
@@ -79,14 +82,14 @@ export function parseLabShorthand(value: string, option = 'lab'): LabOptions {
     .filter(Boolean);
   // nothing said is not "the defaults": a lab is brought up only when asked for by what it should be
   if (parts.length === 0)
-    throw new UsageError(
-      `invalid value for ${option}: '${value}' (expected key=value pairs such as rtt=2ms,bandwidth=5gbit)`,
-    );
+    throw UsageError.invalid(option, value, 'key=value pairs such as rtt=2ms,bandwidth=5gbit');
   for (const part of parts) {
     const m = /^(rtt|bandwidth|loss|mtu|threads|congestion)=(.+)$/.exec(part);
     if (!m) {
-      throw new UsageError(
-        `invalid value for ${option}: '${value}' (expected key=value pairs of rtt, bandwidth, loss, mtu, threads, congestion, e.g. rtt=2ms,bandwidth=5gbit)`,
+      throw UsageError.invalid(
+        option,
+        value,
+        'key=value pairs of rtt, bandwidth, loss, mtu, threads, congestion, e.g. rtt=2ms,bandwidth=5gbit',
       );
     }
     input[m[1]] = m[2];

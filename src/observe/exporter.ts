@@ -3,11 +3,11 @@
 // /metrics. prom-client renders the text format.
 import http from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { EnvironmentError } from '../errors.js';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { EnvironmentError } from '../policy/units.js';
 import { TCP_STATES } from '../sys/constants.js';
-import { assertLinux } from '../sys/errors.js';
+import { assertLinux } from '../sys/sys-error.js';
 import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
 import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';

@@ -1,9 +1,8 @@
 // `sockbuf inspect` as a library: dump every TCP and UDP socket of the host (IPv4 and IPv6) through
 // NETLINK_SOCK_DIAG, as ss does, add the owning processes, and judge them (analyze.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError, UsageError } from '../policy/units.js';
+import { EnvironmentError, SysError, UsageError } from '../errors.js';
 import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG, TCP_STATES } from '../sys/constants.js';
-import { SysError } from '../sys/errors.js';
 import { netlinkDump } from '../sys/netlink.js';
 import {
   analyze,
@@ -79,9 +78,7 @@ export const SOCKET_STATES: readonly string[] = [...TCP_STATES.slice(1), 'unconn
 
 function checkOptions(opts: InspectOptions): void {
   if (opts.state !== undefined && !SOCKET_STATES.includes(opts.state))
-    throw new UsageError(
-      `invalid value for state: '${opts.state}' (expected one of ${SOCKET_STATES.join(', ')})`,
-    );
+    throw UsageError.invalid('state', opts.state, `one of ${SOCKET_STATES.join(', ')}`);
 }
 
 /** A dump the kernel refused is the environment's doing (no sock_diag, no permission): exit 3. */
@@ -124,7 +121,7 @@ export async function* watchSockets(
 ): AsyncGenerator<InspectSample> {
   checkOptions(opts);
   if (!(intervalSeconds >= 0.05 && intervalSeconds <= 3600))
-    throw new UsageError(`invalid value for intervalSeconds: '${intervalSeconds} s' (expected 50ms to 1h)`);
+    throw UsageError.invalid('intervalSeconds', `${intervalSeconds} s`, '50ms to 1h');
   const host = readHostLimits();
   const snapshot = () => {
     try {

@@ -1,7 +1,7 @@
 // `--listen [HOST:]PORT` and `--to HOST:PORT`, IPv4 and IPv6 (`[::1]:5201`) or a host name. Pure: a
 // name is kept as written and resolved when the socket is made (src/policy/resolve.ts).
 import { isIP } from 'node:net';
-import { UsageError } from './units.js';
+import { UsageError } from '../errors.js';
 
 export interface HostPort {
   host: string;
@@ -9,7 +9,7 @@ export interface HostPort {
 }
 
 function bad(option: string, value: string, expected: string): never {
-  throw new UsageError(`invalid value for ${option}: '${value}' (expected ${expected})`);
+  throw UsageError.invalid(option, value, expected);
 }
 
 function port(option: string, value: string, p: string): number {

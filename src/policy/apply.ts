@@ -2,6 +2,7 @@
 // read back, report, warn once. connectPinned/listenPinned are the way to get a net.Socket /
 // net.Server whose buffers were set before the SYN (window scaling is fixed there).
 import type net from 'node:net';
+import { SysError } from '../errors.js';
 import {
   IPPROTO_TCP,
   SO_RCVBUF,
@@ -11,7 +12,6 @@ import {
   SOCK_STREAM,
   SOL_SOCKET,
 } from '../sys/constants.js';
-import { SysError } from '../sys/errors.js';
 import {
   bindFd,
   closeFd,

@@ -5,7 +5,10 @@
 // - A size is applied before connect/listen, read back (the kernel doubles it and clamps the request
 //   to net.core.rmem_max/wmem_max first) and reported; when clamped, one warning names the sysctl.
 // - UDP has no autotuning: a target receive buffer, met when getsockopt reports at least the target.
-import { formatSize, parseSize, UsageError } from './units.js';
+
+import { UsageError } from '../errors.js';
+import { BUFFER_BYTES, isBufferSize } from './limits.js';
+import { formatSize, parseSize } from './units.js';
 
 export type BufferSize = 'auto' | number | string;
 
@@ -46,8 +49,7 @@ export const LIMIT_SYSCTL = { rcvbuf: 'net.core.rmem_max', sndbuf: 'net.core.wme
 export function resolveSize(value: BufferSize | undefined, option: string): number | undefined {
   if (value === undefined || value === 'auto') return undefined;
   const n = parseSize(value, option);
-  if (n < 1 || n > 0x7fffffff)
-    throw new UsageError(`invalid value for ${option}: '${value}' (expected 1 B to 2 GiB)`);
+  if (!isBufferSize(n)) throw UsageError.invalid(option, value, BUFFER_BYTES.expected);
   return n;
 }
 

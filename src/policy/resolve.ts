@@ -2,18 +2,7 @@
 // address, as Node's net.connect does, and a connect that tries each address in turn.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { EnvironmentError, UsageError } from './units.js';
-
-/** A name that did not resolve: exit 3. The CLI names the option that carried it. */
-export class ResolveError extends EnvironmentError {
-  constructor(
-    readonly host: string,
-    override readonly code: string,
-  ) {
-    super(`cannot resolve host '${host}' (${code})`);
-    this.name = 'ResolveError';
-  }
-}
+import { ResolveError, UsageError } from '../errors.js';
 
 /** Every address of `host` in the resolver's order (an IP address is its own); ResolveError if none. */
 export async function resolveHost(host: string): Promise<string[]> {

@@ -1,41 +1,9 @@
 // One strict parser for every option's value (the units the README lists). Pure: no I/O.
-// Errors name the option and the value, so the CLI can print them and exit 2.
-
-export class UsageError extends Error {
-  readonly exitCode = 2;
-  /**
-   * The option as the caller named it (`listen`, `coalesce`; the CLI's own parsing passes its flag,
-   * `--listen`), so that a program can tell which one and the CLI can print its flag. Taken from an
-   * `invalid value for OPTION: …` message unless given.
-   */
-  readonly option?: string;
-  constructor(message: string, option = /^invalid value for ([^:]+):/.exec(message)?.[1]) {
-    super(message);
-    this.name = 'UsageError';
-    if (option !== undefined) this.option = option;
-  }
-}
-
-/**
- * The environment refused (not root, port in use, a peer that refuses, a kernel feature or tool
- * missing): exit 3. When a system error caused it, its `code` and `syscall` are kept (EADDRINUSE,
- * ECONNREFUSED, ENOTFOUND …) and it is the `cause`.
- */
-export class EnvironmentError extends Error {
-  readonly exitCode = 3;
-  readonly code?: string;
-  readonly syscall?: string;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'EnvironmentError';
-    const c = options?.cause as { code?: unknown; syscall?: unknown } | undefined;
-    if (typeof c?.code === 'string') this.code = c.code;
-    if (typeof c?.syscall === 'string') this.syscall = c.syscall;
-  }
-}
+// Errors name the option and the value (UsageError.invalid), so the CLI can print them and exit 2.
+import { UsageError } from '../errors.js';
 
 function fail(option: string, value: string, expected: string): never {
-  throw new UsageError(`invalid value for ${option}: '${value}' (expected ${expected})`);
+  throw UsageError.invalid(option, value, expected);
 }
 
 const NUM = '(\\d+(?:\\.\\d+)?|\\.\\d+)';

@@ -1,9 +1,9 @@
 // The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
 // end's port, and collect its results.
 import net from 'node:net';
+import { EnvironmentError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
-import { EnvironmentError } from '../policy/units.js';
 import {
   type ErrorReply,
   encodeMessage,

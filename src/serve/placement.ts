@@ -1,9 +1,10 @@
 // The bench runner's `remote` placement: the receiving end runs on a `sockbuf serve` host, through
 // `sockbuf remote SERVER -- <receiver's command>` (remote-end.ts) started here in its place, and the
 // sending end runs here against the server's address. The runner itself never knows the difference.
+
+import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
-import { UsageError } from '../policy/units.js';
 import type { SpawnSpec } from '../sys/process.js';
 import { parseServer } from './remote-end.js';
 

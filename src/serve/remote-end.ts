@@ -4,8 +4,8 @@
 // (the runner's way to stop a receiver) tells the server the test is done. This is what the runner's
 // `remote` placement runs in place of the receiver.
 import { isIP } from 'node:net';
+import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
-import { UsageError } from '../policy/units.js';
 import { ServeClient } from './client.js';
 import { DEFAULT_SERVE_PORT, ProtocolError } from './protocol.js';
 import { requestFromArgs } from './request.js';

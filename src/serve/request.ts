@@ -3,7 +3,8 @@
 // from a request, and a request from a far end's command line. Pure: no sockets.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
-import { parseBitRate, parseCount, parseDuration, parsePacketRate, parseSize } from '../policy/units.js';
+import { expectedWhole, LIMITS, type Limited } from '../policy/limits.js';
+import { parseBitRate, parseDuration, parsePacketRate, parseSize } from '../policy/units.js';
 import {
   isPlainObject,
   KINDS,
@@ -21,9 +22,7 @@ type ParamType =
   | 'size' // bytes per message; ≤ the kind's maxMessage
   | 'buffer' // 'auto' or a size ≤ 1 GiB
   | 'rate' // 'max', datagrams/s or bit/s; finite and > 0
-  | 'count' // 1 … 1024
-  | 'streams' // 1 … MAX_STREAMS (blast --parallel)
-  | 'sockets' // 1 … 64 (sink udp --sockets)
+  | 'whole' // a whole number within the parameter's LIMITS (parallel, inflight, sockets, batch, flows)
   | 'short' // seconds, 0 … 1 s (a coalescing window)
   | 'word' // a short token such as `adaptive:min=512,max=256K` (the far end parses it)
   | 'receiver' // batch | dgram
@@ -32,7 +31,7 @@ type ParamType =
   | 'flag'; // true / false
 
 /** The most streams (connections) of one TCP test: blast --parallel's cap. */
-export const MAX_STREAMS = 128;
+export const MAX_STREAMS = LIMITS.parallel.max;
 /** A word never starts with '-': it cannot be taken for an option of the far end. */
 const WORD = /^[A-Za-z0-9][A-Za-z0-9:=,._]{0,63}$/;
 const WORDS: Partial<Record<ParamType, readonly string[]>> = {
@@ -62,9 +61,9 @@ const TCP_TEST: Record<string, ParamType> = {
   bytes: 'bytes',
   size: 'size',
   sndbuf: 'buffer',
-  parallel: 'streams',
+  parallel: 'whole',
   reverse: 'flag',
-  inflight: 'count',
+  inflight: 'whole',
 };
 
 /** ping's far end is `sink tcp --echo`: no --verify; its --sndbuf carries the answers. */
@@ -82,14 +81,14 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   // 16 MiB: the largest frame the echo end decodes (src/tcp/frame.ts)
   ping: {
     far: PING_FAR,
-    test: { duration: 'duration', size: 'size', inflight: 'count' },
+    test: { duration: 'duration', size: 'size', inflight: 'whole' },
     maxMessage: 16 << 20,
   },
   udp: {
     far: {
       receiver: 'receiver',
-      sockets: 'sockets',
-      batch: 'count',
+      sockets: 'whole',
+      batch: 'whole',
       slot: 'size',
       coalesce: 'short',
       rcvbuf: 'buffer',
@@ -98,7 +97,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
       idle: 'interval',
       gro: 'gro',
     },
-    test: { rate: 'rate', size: 'size', flows: 'count', sndbuf: 'buffer', gso: 'flag' },
+    test: { rate: 'rate', size: 'size', flows: 'whole', sndbuf: 'buffer', gso: 'flag' },
     maxMessage: 65507,
   },
 };
@@ -200,12 +199,12 @@ export function checkParam(
         if (!(n > 0) || n > 1e12) wrong("a positive rate such as 100k, 1gbit or 'max'");
         return n;
       }
-      case 'count':
-      case 'streams':
-      case 'sockets': {
-        const max = type === 'count' ? 1024 : type === 'streams' ? MAX_STREAMS : 64;
-        const n = typeof value === 'number' ? value : parseCount(str, name, 1, max);
-        if (!Number.isInteger(n) || n < 1 || n > max) wrong(`a whole number from 1 to ${max}`);
+      case 'whole': {
+        if (!(name in LIMITS)) wrong('a known parameter');
+        const limit = name as Limited;
+        const n = typeof value === 'number' ? value : /^\d{1,9}$/.test(str) ? Number(str) : Number.NaN;
+        if (!(Number.isInteger(n) && n >= LIMITS[limit].min && n <= LIMITS[limit].max))
+          wrong(expectedWhole(limit));
         return n;
       }
     }

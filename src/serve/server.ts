@@ -8,9 +8,10 @@
 import net from 'node:net';
 import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end-limits.js';
 import { newSecret } from '../ends/hello.js';
+import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
+import { checkWhole } from '../policy/limits.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { UsageError } from '../policy/units.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
 import { defaultFarEnd, FAR_END_COMMAND, FarEndProcess } from './far-end-process.js';
@@ -80,17 +81,13 @@ function checkOptions(opts: ServeOptions): void {
   for (const name of ['maxDurationSeconds', 'idleSeconds'] as const) {
     const v = opts[name];
     if (!(typeof v === 'number' && v > 0 && v <= 86400))
-      throw new UsageError(`invalid value for ${name}: '${v} s' (expected 1ms to 24h)`, name);
+      throw UsageError.invalid(name, `${v} s`, '1ms to 24h');
   }
   if (!(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 1))
-    throw new UsageError(`invalid value for maxBytes: '${opts.maxBytes}' (expected at least 1 byte)`);
-  const perClient = opts.maxPerClient;
-  if (perClient !== undefined && !(Number.isInteger(perClient) && perClient >= 1 && perClient <= 4096))
-    throw new UsageError(
-      `invalid value for maxPerClient: '${perClient}' (expected a whole number from 1 to 4096)`,
-    );
+    throw UsageError.invalid('maxBytes', opts.maxBytes, 'at least 1 byte');
+  if (opts.maxPerClient !== undefined) checkWhole('maxPerClient', opts.maxPerClient);
   if (opts.token !== undefined && !(typeof opts.token === 'string' && opts.token.length > 0))
-    throw new UsageError(`invalid value for token: '${opts.token}' (expected a token)`);
+    throw UsageError.invalid('token', opts.token, 'a token');
 }
 
 export async function startServer(opts: ServeOptions): Promise<ServeHandle> {

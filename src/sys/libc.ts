@@ -2,7 +2,7 @@
 // that load koffi. Everything binds lazily, so importing sockbuf works on any platform and a call
 // on a platform other than Linux throws LinuxOnlyError.
 import { createRequire } from 'node:module';
-import { assertLinux, SysError } from './errors.js';
+import { assertLinux, SysError } from './sys-error.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi functions take and return anything
 type Fn = ((...args: any[]) => any) & { async: (...args: any[]) => void };

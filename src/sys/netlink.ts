@@ -1,6 +1,8 @@
 // A netlink request and its multipart answer: socket(AF_NETLINK), sendto the kernel, recv until the
 // caller says the dump is complete. Knows nothing of what the messages mean (src/observe/sockdiag.ts
 // encodes the request and parses the answer).
+
+import { SysError } from './sys-error.js';
 import {
   AF_NETLINK,
   EAGAIN,
@@ -12,7 +14,6 @@ import {
   SOCK_RAW,
   SOL_SOCKET,
 } from './constants.js';
-import { SysError } from './errors.js';
 import { call, errno, fn } from './libc.js';
 import { closeFd, setOptionBuffer } from './socket.js';
 

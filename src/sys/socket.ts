@@ -1,5 +1,6 @@
 // Socket calls on raw file descriptors, and the bridge between those descriptors and Node's net.
 import net from 'node:net';
+import { SysError } from './sys-error.js';
 import {
   AF_INET,
   AF_INET6,
@@ -15,7 +16,6 @@ import {
   SOL_SOCKET,
   TCP_CONGESTION,
 } from './constants.js';
-import { SysError } from './errors.js';
 import { call, callAsync, errno as errnoNow, fn, timespec } from './libc.js';
 import { decodeSockaddr, type Endpoint, encodeSockaddr, SOCKADDR_STORAGE } from './sockaddr.js';
 

@@ -1,8 +1,9 @@
 // tun devices: open /dev/net/tun as a layer-3 device whose packets carry a virtio_net_hdr, so the
 // kernel hands over (and accepts) GSO super-packets of up to 64 KiB instead of MTU-sized ones.
 // linux/if_tun.h and linux/virtio_net.h.
+
+import { SysError } from './sys-error.js';
 import { O_CLOEXEC, O_NONBLOCK, O_RDWR } from './constants.js';
-import { SysError } from './errors.js';
 import { call, errno, fn } from './libc.js';
 
 export const IFF_TUN = 0x0001;

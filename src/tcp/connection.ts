@@ -4,13 +4,12 @@
 // nothing from the kernel before `onData` is set: until then the kernel holds the bytes, its window
 // closes and the peer waits, as a node:net socket keeps its data until a listener is attached.
 import net from 'node:net';
+import { EnvironmentError, SysError } from '../errors.js';
 import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/stats.js';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { connectPinned, listenPinned, markPinned } from '../policy/apply.js';
 import type { TcpBufferOptions, TcpBufferReport } from '../policy/buffers.js';
-import { EnvironmentError } from '../policy/units.js';
-import { SysError } from '../sys/errors.js';
 import { fdOf, rewrapAccepted } from '../sys/socket.js';
 import {
   type Consumer,

@@ -7,16 +7,19 @@
 // anywhere in the process), so a socket holds no read buffer of its own: an idle connection costs a
 // sizer's few numbers. A fixed reader owns its buffer, as `onread: { buffer: Buffer.alloc(n) }` does.
 import type net from 'node:net';
-import { parseSize, UsageError } from '../policy/units.js';
+import { UsageError } from '../errors.js';
+import { parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
 import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
 
 /**
- * Defaults chosen from `sockbuf bench drain`: reads are fastest at 64–128 KiB and slower from 256 KiB
- * on (seed 002's knee), so the adaptive reader grows to 128 KiB at most.
+ * Node pays ~1.5–3 µs of its own per read (the onread callback's trip from libuv into JavaScript), so
+ * fewer, larger reads drain faster; past 256 KiB a read's copy no longer stays in a core's L2 (Erlang/OTP
+ * found 128–256 KiB best and 1 MiB slower, seed 002). The adaptive reader grows to 256 KiB at most;
+ * scripts/drain-bench.ts measures it against fixed sizes and a C read() loop.
  */
 export const ADAPTIVE_MIN_BYTES = 512;
-export const ADAPTIVE_MAX_BYTES = 128 * 1024;
+export const ADAPTIVE_MAX_BYTES = 256 * 1024;
 /** What Node's 'data' path reads into: libuv suggests 64 KiB per read. */
 export const DATA_READ_BYTES = 64 * 1024;
 
@@ -43,7 +46,9 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
       const f = option.fixed;
       if (!Number.isSafeInteger(f) || f < SIZER_MIN_BYTES || f > SIZER_MAX_BYTES)
         throw new UsageError(
-          `invalid value for ${name}: fixed size ${f} (expected ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
+          (n) =>
+            `invalid value for ${n(name)}: fixed size ${f} (expected ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
+          name,
         );
       return { kind: 'fixed', size: option.fixed };
     }
@@ -56,7 +61,9 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
     }
   }
   throw new UsageError(
-    `invalid value for ${name}: ${JSON.stringify(option)} (expected 'adaptive', 'data', { adaptive: { min, max } } or { fixed: size })`,
+    (n) =>
+      `invalid value for ${n(name)}: ${JSON.stringify(option)} (expected 'adaptive', 'data', { adaptive: { min, max } } or { fixed: size })`,
+    name,
   );
 }
 
@@ -72,7 +79,7 @@ const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE, fixed:SIZE or dat
 export function parseReader(value: string, option = 'reader'): ReaderSpec {
   const v = value.trim();
   const bad = (): never => {
-    throw new UsageError(`invalid value for ${option}: '${value}' (expected ${READER_EXPECTED})`);
+    throw UsageError.invalid(option, value, READER_EXPECTED);
   };
   if (v === 'adaptive' || v === 'data') return resolveReader(v, option);
   const fixed = /^fixed:(.+)$/.exec(v);
@@ -88,7 +95,7 @@ export function parseReader(value: string, option = 'reader'): ReaderSpec {
   return resolveReader({ adaptive: bounds }, option);
 }
 
-/** The spec as the CLI spells it: `adaptive:min=512,max=131072`, `fixed:65536`, `data`. */
+/** The spec as the CLI spells it: `adaptive:min=512,max=262144`, `fixed:65536`, `data`. */
 export function formatReader(spec: ReaderSpec): string {
   if (spec.kind === 'adaptive') return `adaptive:min=${spec.min},max=${spec.max}`;
   if (spec.kind === 'fixed') return `fixed:${spec.size}`;

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 // The adaptive read-buffer rule of seed 002, as a pure class (Netty's AdaptiveCalculator role):
 // no socket in sight. The reader asks `size` before a read and tells `record(n)` after it.
 //
@@ -8,7 +9,6 @@
 // - `fixed` pins the size: it never changes.
 // After a one-off burst the EWMA decays by 7/8 per small read, so the first halving comes within a few
 // reads, and from then on each read halves the buffer until it is back within 4 × the EWMA.
-import { UsageError } from '../policy/units.js';
 
 /** Bounds that make sense for a userspace read buffer: at least 64 bytes, at most 256 MiB. */
 export const SIZER_MIN_BYTES = 64;
@@ -79,8 +79,11 @@ export function checkSizerBounds(min: number, max: number, option = 'reader'): v
   ] as const) {
     if (!Number.isSafeInteger(v) || v < SIZER_MIN_BYTES || v > SIZER_MAX_BYTES)
       throw new UsageError(
-        `invalid value for ${option}: ${name}=${v} (expected a size from ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
+        (n) =>
+          `invalid value for ${n(option)}: ${name}=${v} (expected a size from ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
+        option,
       );
   }
-  if (max < min) throw new UsageError(`invalid value for ${option}: max=${max} is below min=${min}`);
+  if (max < min)
+    throw new UsageError((n) => `invalid value for ${n(option)}: max=${max} is below min=${min}`, option);
 }

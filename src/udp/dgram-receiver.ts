@@ -3,13 +3,13 @@
 // socket is made and bound through src/sys and handed to dgram (bind({ fd })), so the fd is ours to
 // know without reading dgram's deprecated _handle (DEP0112).
 import dgram from 'node:dgram';
+import { EnvironmentError, SysError } from '../errors.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { EnvironmentError, parseSize } from '../policy/units.js';
+import { parseSize } from '../policy/units.js';
 import { SOCK_DGRAM } from '../sys/constants.js';
-import { SysError } from '../sys/errors.js';
 import { bindFd, closeFd, createSocket } from '../sys/socket.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
 

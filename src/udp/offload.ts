@@ -1,7 +1,8 @@
 // Whether to use UDP_GRO / UDP_SEGMENT: true (required: exit 3 if the kernel refuses), false, or
 // 'auto' (where the kernel offers it). SOCKBUF_DISABLE_GRO=1 / SOCKBUF_DISABLE_GSO=1 make the kernel
 // look as if it refused (as quic-go's QUIC_GO_DISABLE_GSO), to test and to work around the fallbacks.
-import { EnvironmentError, UsageError } from '../policy/units.js';
+
+import { EnvironmentError, UsageError } from '../errors.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
 
 export type OffloadOption = boolean | 'auto';
@@ -20,8 +21,7 @@ export function udpOffload(): { segment: boolean; gro: boolean } {
 function decide(option: OffloadOption, available: boolean, name: string): boolean {
   if (option === false) return false;
   if (option === 'auto') return available;
-  if (option !== true)
-    throw new UsageError(`invalid value for ${name}: '${option}' (expected true, false or auto)`);
+  if (option !== true) throw UsageError.invalid(name, option, 'true, false or auto');
   if (!available)
     throw new EnvironmentError(`${name}: this kernel refuses ${name === 'gro' ? 'UDP_GRO' : 'UDP_SEGMENT'}`);
   return true;

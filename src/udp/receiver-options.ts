@@ -1,7 +1,10 @@
 // The batched UDP receiver's options: what an application passes, its defaults, and the checks (each
 // error names the option and the value). Pure, but for asking the kernel whether it offers GRO.
+
+import { UsageError } from '../errors.js';
 import { type HostPort, parseListen } from '../policy/address.js';
-import { durationMs, parseSize, UsageError } from '../policy/units.js';
+import { checkWhole } from '../policy/limits.js';
+import { durationMs, parseSize } from '../policy/units.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
@@ -50,11 +53,11 @@ export const GRO_RCVBUF = 256 * 1024 * 1024;
 const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
   v === undefined ? def : parseSize(v, name);
 
-/** A whole number from min to max, or a UsageError naming `name` (also runUdpSink's, for the dgram receiver). */
-export function checkRange(name: string, v: number, min: number, max: number): number {
-  if (!Number.isInteger(v) || v < min || v > max)
-    throw new UsageError(`invalid value for ${name}: '${v}' (expected a whole number from ${min} to ${max})`);
-  return v;
+/** A slot holds one datagram, or one GRO message of up to 64 KiB. */
+function checkSlot(slot: number): number {
+  if (!(Number.isInteger(slot) && slot >= 1 && slot <= 65536))
+    throw UsageError.invalid('slot', slot, 'a whole number from 1 to 65536');
+  return slot;
 }
 
 /** Checks `options` and fills in the defaults; `entries` is the ring depth, `gro` whether GRO is on. */
@@ -66,8 +69,7 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
   groOff?: string;
 } {
   const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
-  const asked =
-    options.slot === undefined ? undefined : checkRange('slot', sizeOpt(options.slot, 0, 'slot'), 1, 65536);
+  const asked = options.slot === undefined ? undefined : checkSlot(sizeOpt(options.slot, 0, 'slot'));
   // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
   const groOpt = options.gro ?? 'auto';
   const smallSlots = asked !== undefined && asked < 65536;
@@ -79,15 +81,14 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
         ? `slot ${asked} B is below the 64 KiB a GRO message may need`
         : groRefusal();
   const slot = asked ?? (gro ? 65536 : 2048);
-  if (gro && slot < 65536) throw new UsageError(`invalid value for slot: '${slot}' (GRO needs 64 KiB slots)`);
-  const batch = checkRange('batch', options.batch ?? 64, 1, 1024);
-  const sockets = checkRange('sockets', options.sockets ?? 1, 1, 64);
+  if (gro && slot < 65536) throw UsageError.invalid('slot', slot, '65536 (64 KiB) with GRO');
+  const batch = checkWhole('batch', options.batch ?? 64);
+  const sockets = checkWhole('sockets', options.sockets ?? 1);
   const coalesce = options.coalesce === undefined ? 1e-3 : durationMs(options.coalesce, 'coalesce') / 1000;
   const rcvbuf = sizeOpt(options.rcvbuf, gro ? GRO_RCVBUF : 8 * 1024 * 1024, 'rcvbuf');
   const onFull = options.onFull ?? 'wait';
-  if (onFull !== 'drop' && onFull !== 'wait')
-    throw new UsageError(`invalid value for onFull: '${onFull}' (expected drop or wait)`);
-  const entries = checkRange('ring', options.ring ?? defaultEntries(batch, slot), 1, 4096);
+  if (onFull !== 'drop' && onFull !== 'wait') throw UsageError.invalid('onFull', onFull, 'drop or wait');
+  const entries = checkWhole('ring', options.ring ?? defaultEntries(batch, slot));
   return {
     options: {
       listen,

@@ -6,14 +6,14 @@
 // is drained into a scratch batch and counted as userspace drops. Kernel drops are read per socket
 // from SO_MEMINFO. Life cycle as Node's own objects: close() is idempotent, leaving a `for await`
 // closes, ref()/unref() as on a dgram socket, an AbortSignal closes.
+
+import { EnvironmentError, SysError } from '../errors.js';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { EnvironmentError } from '../policy/units.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
-import { SysError } from '../sys/errors.js';
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';

@@ -1,14 +1,16 @@
 // The application sender's options, destinations and errors. Pure: no socket here.
 import { isIP } from 'node:net';
+import { UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { parseSize, UsageError } from '../policy/units.js';
+import { checkWhole, LIMITS } from '../policy/limits.js';
+import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
 
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
 /** Messages per sendmmsg: the kernel takes up to UIO_MAXIOV (1024). */
-export const MAX_BATCH = 1024;
+export const MAX_BATCH = LIMITS.batch.max;
 
 export interface UdpSenderOptions {
   /**
@@ -69,10 +71,7 @@ export class UdpSendError extends Error {
 
 /** The batch option, checked once. */
 export function checkBatch(batch: number | undefined): number {
-  const b = batch ?? 64;
-  if (!Number.isInteger(b) || b < 1 || b > MAX_BATCH)
-    throw new UsageError(`invalid value for batch: '${b}' (expected a whole number from 1 to ${MAX_BATCH})`);
-  return b;
+  return checkWhole('batch', batch ?? 64);
 }
 
 export function checkSndbuf(sndbuf: number | string | undefined): number | undefined {
@@ -86,7 +85,7 @@ export function badDatagram(d: unknown, index: number): UsageError {
     d instanceof Uint8Array
       ? `at most ${MAX_DATAGRAM} bytes, the largest UDP payload`
       : 'a Buffer or Uint8Array';
-  return new UsageError(`invalid value for datagrams[${index}]: '${what}' (expected ${expected})`);
+  return UsageError.invalid(`datagrams[${index}]`, what, expected);
 }
 
 /** `{ host, port }` of a destination given to sendBatch: an address, never a name (nothing resolves there). */
@@ -97,18 +96,9 @@ export function parseTarget(t: UdpTarget, option: string): HostPort {
     const host = 'address' in t ? t.address : t.host;
     hp = { host: String(host), port: t.port };
     if (!Number.isInteger(hp.port) || hp.port < 1 || hp.port > 65535)
-      throw new UsageError(
-        `invalid value for ${option}: '${String(t.port)}' (expected a port from 1 to 65535)`,
-        option,
-      );
-  } else
-    throw new UsageError(
-      `invalid value for ${option}: '${String(t)}' (expected HOST:PORT or { address, port })`,
-    );
+      throw UsageError.invalid(option, String(t.port), 'a port from 1 to 65535');
+  } else throw UsageError.invalid(option, String(t), 'HOST:PORT or { address, port }');
   if (!isIP(hp.host))
-    throw new UsageError(
-      `invalid value for ${option}: '${hp.host}' (expected an IP address: resolve names first, or give the sender's to)`,
-      option,
-    );
+    throw UsageError.invalid(option, hp.host, "an IP address: resolve names first, or give the sender's to");
   return hp;
 }

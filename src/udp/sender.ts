@@ -7,9 +7,9 @@
 // Payloads are copied into the sender's own memory before the call, so the caller may reuse its
 // buffers as soon as trySendBatch returns (for sendBatch: once its promise settles).
 import { isIP } from 'node:net';
+import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { UsageError } from '../policy/units.js';
 import {
   EAGAIN,
   EINTR,
@@ -94,7 +94,7 @@ export class UdpSender {
     this.batch = checkBatch(o.batch);
     const sndbuf = checkSndbuf(o.sndbuf);
     if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
-      throw new UsageError(`invalid value for type: '${String(o.type)}' (expected udp4 or udp6)`);
+      throw UsageError.invalid('type', String(o.type), 'udp4 or udp6');
     this.gsoMax = gsoAvailable(o.gso ?? 'auto') ? MAX_DATAGRAM : 0;
     this.starts = new Int32Array(this.batch);
     this.counts = new Int32Array(this.batch);
@@ -102,8 +102,7 @@ export class UdpSender {
     this.segs = new Int32Array(this.batch);
     this.ownsFd = o.fd === undefined;
     if (o.fd !== undefined) {
-      if (!Number.isInteger(o.fd) || o.fd < 0)
-        throw new UsageError(`invalid value for fd: '${o.fd}' (expected an open UDP socket)`);
+      if (!Number.isInteger(o.fd) || o.fd < 0) throw UsageError.invalid('fd', o.fd, 'an open UDP socket');
       this.fdValue = o.fd;
       if (this.to) this.connect(this.to.host);
     } else if (!this.to) this.open(o.type === 'udp6' ? '::' : '0.0.0.0', sndbuf);
@@ -205,21 +204,15 @@ export class UdpSender {
     if (this.fdValue < 0)
       throw new UsageError('sendBatch before ready(): the host name is still resolving', 'sendBatch');
     if (!Array.isArray(datagrams))
-      throw new UsageError(
-        `invalid value for datagrams: '${typeof datagrams}' (expected an array of Buffers)`,
-      );
+      throw UsageError.invalid('datagrams', typeof datagrams, 'an array of Buffers');
     if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end > datagrams.length || from > end)
-      throw new UsageError(
-        `invalid value for from/end: '${from}/${end}' (expected 0 ≤ from ≤ end ≤ ${datagrams.length})`,
-      );
+      throw UsageError.invalid('from/end', `${from}/${end}`, `0 ≤ from ≤ end ≤ ${datagrams.length}`);
     for (let i = from; i < end; i++) {
       const d = datagrams[i];
       if (!(d instanceof Uint8Array) || d.length > MAX_DATAGRAM) throw badDatagram(d, i);
     }
     if (Array.isArray(to) && to.length < end)
-      throw new UsageError(
-        `invalid value for to: '${to.length} destinations' (expected one per datagram: ${end})`,
-      );
+      throw UsageError.invalid('to', `${to.length} destinations`, `one per datagram: ${end}`);
   }
 
   /**

@@ -2,7 +2,8 @@
 // writes it (`repeat`, `timeout`), which the CLI prints as its flag (--repeat, --timeout).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runBench, UsageError } from '../../src/index.js';
+import { UsageError } from '../../src/index.js';
+import { runBench } from '../../src/tools.js';
 
 test('runBench: repeat out of 1 to 1000 and a timeout of 0 are UsageErrors naming the option', async () => {
   const bad: [Parameters<typeof runBench>[1], string][] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeVerdict, evaluate, parseExpect } from '../../src/bench/expect.js';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 
 const grid = [
   {

@@ -10,7 +10,8 @@ import {
   parseOptionArgv,
 } from '../../src/bench/options.js';
 import { loadScenario } from '../../src/bench/scenario-registry.js';
-import { parseCount, UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
+import { parseCount } from '../../src/policy/units.js';
 
 const SPECS: OptionSpec[] = [
   { flags: '--sizes <list>', description: 'sizes', default: '250,4000' },

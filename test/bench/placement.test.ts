@@ -13,9 +13,9 @@ import {
   which,
 } from '../../src/bench/placement.js';
 import { runEnds } from '../../src/bench/runner.js';
+import { EnvironmentError, UsageError } from '../../src/errors.js';
 import { ADDRESSES, withLab } from '../../src/lab/lab.js';
 import { LAB_ENV, type LabInfo } from '../../src/lab/registry.js';
-import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 
 test('parseCpuList expands ranges', () => {
   assert.deepEqual(parseCpuList('0-3,6,8-9\n'), [0, 1, 2, 3, 6, 8, 9]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadScenario, loadScenarios, scenarioNames } from '../../src/bench/scenario-registry.js';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-registry-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,8 +5,8 @@ import { checkResults, num } from '../../src/bench/report/results.js';
 import { type Seed, suiteExitCode } from '../../src/bench/seeds/index.js';
 import { judge } from '../../src/bench/seeds/seed.js';
 import { entryCommand, runSuite, SUITE, type SuiteEntry, skipReason } from '../../src/bench/suite.js';
+import { EnvironmentError } from '../../src/errors.js';
 import { UsageError } from '../../src/index.js';
-import { EnvironmentError } from '../../src/policy/units.js';
 
 const PAIR = fileURLToPath(new URL('../fixtures/bench/pair-scenario.mjs', import.meta.url));
 const entry = (id: string, extra: Partial<SuiteEntry> = {}): SuiteEntry => ({

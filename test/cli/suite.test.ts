@@ -17,7 +17,7 @@ test('bench --only with an unknown entry: exit 2 naming the option, the value an
   assert.equal(r.status, 2);
   assert.match(
     r.stderr,
-    /invalid value for --only: 'nope' \(known: tcp, tcp-lab, sysctl-sweep, ping, ping-lab, drain, streamer, udp, udp-netcat, udp-max, gso\)/,
+    /invalid value for --only: 'nope' \(expected one of tcp, tcp-lab, sysctl-sweep, ping, ping-lab, drain, streamer, udp, udp-netcat, udp-max, gso\)/,
   );
 });
 

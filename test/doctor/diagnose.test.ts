@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { diagnose, EnvironmentError, UsageError } from '../../src/index.js';
+import { EnvironmentError, UsageError } from '../../src/index.js';
+import { diagnose } from '../../src/tools.js';
 import { fakeProc, GOOD, STOCK } from './fakeproc.js';
 
 const good = fakeProc(GOOD);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FAR_END_ENV, farEndFromEnv, parseFarEnd } from '../../src/ends/far-end-limits.js';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 
 const caps = { secret: 'x'.repeat(16), maxBytes: 1e9, maxSeconds: 60, maxFrame: 65536, maxStreams: 8 };
 

@@ -2,7 +2,8 @@
 // naming the option as a program wrote it, before anything listens.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseReader, startTcpSink, UsageError } from '../../src/index.js';
+import { UsageError } from '../../src/index.js';
+import { parseReader, startTcpSink } from '../../src/tools.js';
 
 test('startTcpSink: echo with verify is a UsageError naming echo', async () => {
   await assert.rejects(

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { runTcpBlast, UsageError } from '../../src/index.js';
+import { UsageError } from '../../src/index.js';
+import { runTcpBlast } from '../../src/tools.js';
 
 const base = { host: '127.0.0.1', port: 1, size: 4096, parallel: 1, reverse: false, intervalSeconds: 1 };
 

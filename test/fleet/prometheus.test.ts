@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, createUdpReceiver, createUdpSender, listenPinned, startExporter } from '../../src/index.js';
+import { connect, createUdpReceiver, createUdpSender, listenPinned } from '../../src/index.js';
+import { startExporter } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
 
 const DOCS = new URL('../../docs/', import.meta.url);

@@ -3,11 +3,11 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { EnvironmentError, UsageError } from '../../src/errors.js';
 import { ADDRESSES, cleanStale, type Lab, withLab } from '../../src/lab/lab.js';
 import { peerRoutes } from '../../src/lab/netns.js';
 import { labFromEnv, listLabs } from '../../src/lab/registry.js';
 import { readBufferSysctls } from '../../src/observe/proc.js';
-import { EnvironmentError, UsageError } from '../../src/policy/units.js';
 import { readSysctlText } from '../../src/sys/sysctl.js';
 
 const root = process.getuid?.() === 0;

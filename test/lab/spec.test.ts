@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UsageError } from '../../src/errors.js';
 import { parseLabShorthand, parseLabSpec } from '../../src/lab/spec.js';
-import { UsageError } from '../../src/policy/units.js';
 
 test('lab options with their defaults', () => {
   assert.deepEqual(parseLabSpec({}), { rttMs: 2, loss: 0, mtu: 1500, congestion: 'cubic' });

@@ -6,9 +6,9 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
 import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
-import { EnvironmentError } from '../../src/policy/units.js';
 
 interface Sample {
   name: string;

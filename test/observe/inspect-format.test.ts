@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UsageError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
 import { inspectSockets } from '../../src/observe/inspect.js';
 import { formatInspectSample, inspectDocument } from '../../src/observe/inspect-format.js';
-import { UsageError } from '../../src/policy/units.js';
 
 const socket: InspectedSocket = {
   protocol: 'tcp',

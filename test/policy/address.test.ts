@@ -1,8 +1,8 @@
 // --listen / --to parsing: addresses and host names are kept as written (names resolve at the socket).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UsageError } from '../../src/errors.js';
 import { formatHostPort, parseListen, parseTo } from '../../src/policy/address.js';
-import { UsageError } from '../../src/policy/units.js';
 
 test('host names are taken as written; IPv6 in brackets both ways', () => {
   assert.deepEqual(parseTo('vm:5203'), { host: 'vm', port: 5203 });

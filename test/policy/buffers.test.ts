@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UsageError } from '../../src/errors.js';
 import {
   clampWarning,
   pinnedReport,
@@ -7,7 +8,6 @@ import {
   udpRequest,
   udpWarning,
 } from '../../src/policy/buffers.js';
-import { UsageError } from '../../src/policy/units.js';
 
 test("resolveTcpBuffers: 'auto' and absent mean no size; sizes parse with the one units parser", () => {
   assert.deepEqual(resolveTcpBuffers(), { rcvbuf: undefined, sndbuf: undefined });

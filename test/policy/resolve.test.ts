@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { hostname } from 'node:os';
 import { test } from 'node:test';
+import { EnvironmentError, ResolveError, UsageError } from '../../src/errors.js';
 import { connectPinned } from '../../src/policy/apply.js';
-import { ResolveError, resolveHost, tryEach } from '../../src/policy/resolve.js';
-import { EnvironmentError, UsageError } from '../../src/policy/units.js';
+import { resolveHost, tryEach } from '../../src/policy/resolve.js';
 
 test('an address is its own; a name gives every address; an unknown name is a ResolveError (exit 3)', async () => {
   assert.deepEqual(await resolveHost('127.0.0.1'), ['127.0.0.1']);

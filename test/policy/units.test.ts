@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { EnvironmentError, UsageError } from '../../src/errors.js';
 import {
   durationMs,
-  EnvironmentError,
   formatBitRate,
   formatSize,
   parseBitRate,
@@ -12,7 +12,6 @@ import {
   parsePacketRate,
   parsePercent,
   parseSize,
-  UsageError,
 } from '../../src/policy/units.js';
 
 test('sizes: binary by default and with i, SI with B', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import { SysError } from '../../src/errors.js';
 import { AF_INET, IPPROTO_TCP, NETLINK_SOCK_DIAG } from '../../src/sys/constants.js';
-import { SysError } from '../../src/sys/errors.js';
 import { netlinkDump } from '../../src/sys/netlink.js';
 
 /** nlmsghdr + inet_diag_req_v2 by hand (the encoder under test lives in src/observe/sockdiag.ts). */

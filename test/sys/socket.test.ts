@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import { SysError } from '../../src/errors.js';
 import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
-import { SysError } from '../../src/sys/errors.js';
 import {
   bindFd,
   closeFd,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { test } from 'node:test';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError } from '../../src/errors.js';
 import { connect, listen, type TcpConnection } from '../../src/tcp/connection.js';
 import { encodeFrame, FrameDecoder, FrameError } from '../../src/tcp/frame.js';
 

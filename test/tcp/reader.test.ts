@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 import {
   ADAPTIVE_MAX_BYTES,
   ADAPTIVE_MIN_BYTES,

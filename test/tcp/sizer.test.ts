@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 import { AdaptiveSizer } from '../../src/tcp/sizer.js';
 
 const K = 1024;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { test } from 'node:test';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError } from '../../src/errors.js';
 import { createDgramReceiver } from '../../src/udp/dgram-receiver.js';
 import { sendRaw, until } from './helpers.js';
 

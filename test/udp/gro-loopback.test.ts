@@ -1,7 +1,6 @@
 // GSO on send, GRO on receive, on real loopback sockets (issue 7).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EnvironmentError } from '../../src/policy/units.js';
 import { IPPROTO_UDP, SOCK_DGRAM, SOL_SOCKET, UDP_SEGMENT } from '../../src/sys/constants.js';
 
 /** SO_NO_CHECK (asm-generic/socket.h). */
@@ -9,6 +8,7 @@ const SO_NO_CHECK = 11;
 
 import { createUdpBlast } from '../../src/ends/udp-blast.js';
 import { runUdpSink } from '../../src/ends/udp-sink.js';
+import { EnvironmentError } from '../../src/errors.js';
 import { call } from '../../src/sys/libc.js';
 import { MsgVec, sendmmsg } from '../../src/sys/mmsg.js';
 import { encodeSockaddr } from '../../src/sys/sockaddr.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EnvironmentError, UsageError } from '../../src/policy/units.js';
+import { EnvironmentError, UsageError } from '../../src/errors.js';
 import { groAvailable, gsoAvailable, udpOffload } from '../../src/udp/offload.js';
 
 test('offload choice: false is off, auto follows the kernel, true needs it', () => {

@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createUdpBlast } from '../../src/ends/udp-blast.js';
-import { EnvironmentError } from '../../src/policy/units.js';
+import { EnvironmentError } from '../../src/errors.js';
 import { createUdpReceiver } from '../../src/udp/receiver.js';
 import { accounted, consume, SLOW, sendRaw, until } from './helpers.js';
 

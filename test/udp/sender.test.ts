@@ -7,7 +7,7 @@ import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../../src/policy/units.js';
+import { UsageError } from '../../src/errors.js';
 import { udpOffload } from '../../src/udp/offload.js';
 import { createUdpSender, MAX_DATAGRAM, UdpSendError } from '../../src/udp/sender.js';
 import { until } from './helpers.js';

@@ -4,9 +4,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
+import { UsageError } from '../../errors.js';
 import type { HostInfo } from '../../observe/proc.js';
 import { parseBoundedJson } from '../../policy/json.js';
-import { UsageError } from '../../policy/units.js';
 import { SCHEMA } from '../../sys/package.js';
 
 export { SCHEMA };

@@ -1,6 +1,8 @@
 // `sockbuf bench ping`: framed request/response over one TCP connection (seed 001's remoting ping):
 // round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
-import { parseCount, parseList, parsePositiveDuration, parseSizeIn } from '../../policy/units.js';
+
+import { checkWhole } from '../../policy/limits.js';
+import { parseList, parsePositiveDuration, parseSizeIn } from '../../policy/units.js';
 import { moduleFile } from '../../sys/package.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
@@ -46,7 +48,7 @@ const scenario: Scenario<Params> = {
       sizes: parseList(String(o.sizes), '--sizes', (v, opt) =>
         parseSizeIn(v, opt, 1, DEFAULT_MAX_FRAME_BYTES, 'the largest frame the echo end takes'),
       ),
-      inflight: parseList(String(o.inflight), '--inflight', (v, opt) => parseCount(v, opt, 1, 4096)),
+      inflight: parseList(String(o.inflight), '--inflight', (v, opt) => checkWhole('inflight', v, opt)),
       seconds,
       ...writeHwms(o.writeHwms),
     };

@@ -2,6 +2,8 @@
 // sending as fast as they can into 1 or N receiving sockets (SO_REUSEPORT; the kernel spreads flows by
 // hash), read in batches with a coalesce window. Per run: datagrams/s received, packets per batch,
 // receiver CPU time per datagram ("time per packet"), and drops.
+
+import { checkWhole } from '../../policy/limits.js';
 import { parseCount, parseDuration, parseList, parseSize } from '../../policy/units.js';
 import type { Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
@@ -43,11 +45,11 @@ const scenario: Scenario<Params> = {
     parseDuration(String(o.duration), '--duration');
     const paths = parsePaths(String(o.receivers), '--receivers');
     return {
-      sockets: parseList(String(o.sockets), '--sockets', (v, opt) => parseCount(v, opt, 1, 64)),
+      sockets: parseList(String(o.sockets), '--sockets', (v, opt) => checkWhole('sockets', v, opt)),
       rates: parseList(String(o.rates), '--rates', (v, opt) =>
         v === 'max' ? v : String(parseCount(v, opt, 1, 100_000_000)),
       ),
-      flows: parseCount(String(o.flows), '--flows', 1, 1024),
+      flows: checkWhole('flows', String(o.flows), '--flows'),
       coalesce,
       size: String(o.size),
       duration: String(o.duration),

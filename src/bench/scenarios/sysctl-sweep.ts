@@ -3,16 +3,10 @@
 // the limit. Each point sets both sysctls (root), runs one transfer, and everything is restored at the
 // end; the originals are on disk before the first change (src/lab/sysctls.ts).
 
+import { EnvironmentError, UsageError } from '../../errors.js';
 import { cleanStale } from '../../lab/lab.js';
 import { changeSysctls, restoreSysctls } from '../../lab/sysctls.js';
-import {
-  EnvironmentError,
-  formatSize,
-  parseDuration,
-  parseList,
-  parseSize,
-  UsageError,
-} from '../../policy/units.js';
+import { formatSize, parseDuration, parseList, parseSize } from '../../policy/units.js';
 import { readSysctlText } from '../../sys/sysctl.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { Scenario } from '../scenario.js';

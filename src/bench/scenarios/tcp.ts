@@ -3,7 +3,9 @@
 // receiver pins rcvbuf (osiris replica), the sender pins sndbuf (replica reader). Δ vs auto: --expect
 // 'rcvbuf:229376/auto >= 0.9' prints the ratio per size. Across an RTT: --placement lab.
 import { FRAME_INDEX_BYTES } from '../../ends/hello.js';
-import { parseList, parsePositiveDuration, parseSize, parseSizeIn, UsageError } from '../../policy/units.js';
+import { UsageError } from '../../errors.js';
+import { BUFFER_BYTES, isBufferSize } from '../../policy/limits.js';
+import { parseList, parsePositiveDuration, parseSize, parseSizeIn } from '../../policy/units.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
 import type { OptionSpec } from '../options.js';
@@ -29,14 +31,10 @@ interface Params {
 export function parsePolicy(v: string, option = '--policies'): Policy {
   if (v === 'auto') return { label: 'auto' };
   const m = /^(rcvbuf|sndbuf|both)=(.+)$/.exec(v);
-  if (!m)
-    throw new UsageError(
-      `invalid value for ${option}: '${v}' (expected auto, rcvbuf=SIZE, sndbuf=SIZE or both=SIZE)`,
-    );
+  if (!m) throw UsageError.invalid(option, v, 'auto, rcvbuf=SIZE, sndbuf=SIZE or both=SIZE');
   // what the ends take (1 B to 2 GiB), refused here before any end starts
   const n = parseSize(m[2], option);
-  if (n < 1 || n > 0x7fffffff)
-    throw new UsageError(`invalid value for ${option}: '${v}' (expected ${m[1]}=SIZE from 1 B to 2 GiB)`);
+  if (!isBufferSize(n)) throw UsageError.invalid(option, v, `${m[1]}=SIZE from ${BUFFER_BYTES.expected}`);
   if (m[1] === 'both') return { label: `both:${n}`, rcvbuf: n, sndbuf: n };
   return { label: `${m[1]}:${n}`, [m[1]]: n };
 }

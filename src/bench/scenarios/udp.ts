@@ -9,8 +9,8 @@
 
 import { parseSendRate } from '../../ends/udp-blast.js';
 import { HEADER_BYTES } from '../../ends/udp-header.js';
+import { EnvironmentError } from '../../errors.js';
 import {
-  EnvironmentError,
   parseCount,
   parseDuration,
   parseList,

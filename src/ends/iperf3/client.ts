@@ -3,12 +3,14 @@
 // results exchanged. What it adds to iperf3's figures is its own end's view: bytes per interval, and
 // from TCP_INFO the rwnd-limited and sndbuf-limited share, cwnd, RTT, window scale and whether the
 // buffer was pinned.
+
+import { EnvironmentError, UsageError } from '../../errors.js';
 import type { BufferSize } from '../../policy/buffers.js';
-import { EnvironmentError, UsageError } from '../../policy/units.js';
+import { checkWhole } from '../../policy/limits.js';
 import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
-import { checkParallel, type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
+import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
@@ -75,8 +77,8 @@ interface Stream {
 /** Runs one test; resolves with this end's figures and the server's. */
 export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
   if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
-    throw new UsageError(`invalid value for size: '${opts.size}' (expected 1 B to 1M, as iperf3 -l)`);
-  checkParallel(opts.parallel);
+    throw UsageError.invalid('size', opts.size, '1 B to 1M, as iperf3 -l');
+  checkWhole('parallel', opts.parallel);
   const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const cookie = makeCookie();
   const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;

@@ -11,7 +11,7 @@ import {
   num,
   rowsOf,
 } from '../../../src/bench/report/results.js';
-import { UsageError } from '../../../src/policy/units.js';
+import { UsageError } from '../../../src/errors.js';
 
 const FIXTURE = 'test/fixtures/results-quick.json';
 const minimal = (results: unknown[]) => ({

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import scenario from '../../../src/bench/scenarios/sysctl-sweep.js';
-import { UsageError } from '../../../src/policy/units.js';
+import { UsageError } from '../../../src/errors.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 const sysctl = (n: string) => readFileSync(`/proc/sys/net/core/${n}`, 'utf8').trim();

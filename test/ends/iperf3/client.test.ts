@@ -11,8 +11,8 @@ import {
   IEUNIMP,
   State,
 } from '../../../src/ends/iperf3/protocol.js';
+import { EnvironmentError } from '../../../src/errors.js';
 import { UsageError } from '../../../src/index.js';
-import { EnvironmentError } from '../../../src/policy/units.js';
 
 /** A server that answers the first cookie with `answer` (nothing when undefined); the cookies it read. */
 async function server(answer?: Buffer) {

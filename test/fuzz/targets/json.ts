@@ -9,6 +9,7 @@ import { MAX_EVENT_LINE, parseEventLine } from '../../../src/bench/ends.js';
 import { parseResults } from '../../../src/bench/report/results.js';
 import { FAR_END_ENV, parseFarEnd } from '../../../src/ends/far-end-limits.js';
 import { parseHello } from '../../../src/ends/hello.js';
+import { UsageError } from '../../../src/errors.js';
 import { LAB_ENV, labFromEnv } from '../../../src/lab/registry.js';
 import {
   DEFAULT_MAX_JSON_DEPTH,
@@ -16,7 +17,6 @@ import {
   jsonDepth,
   parseBoundedJson,
 } from '../../../src/policy/json.js';
-import { UsageError } from '../../../src/policy/units.js';
 import { KINDS, ProtocolError, parseReply } from '../../../src/serve/protocol.js';
 import { parseRequest } from '../../../src/serve/request.js';
 import type { Target } from '../harness.js';

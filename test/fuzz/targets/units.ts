@@ -7,6 +7,7 @@ import { formatHostPort, parseListen, parseTo } from '../../../src/policy/addres
 const isHost = (h: string) =>
   isIP(h) !== 0 || (/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(h) && /[A-Za-z_-]/.test(h));
 
+import { UsageError } from '../../../src/errors.js';
 import {
   parseBitRate,
   parseCount,
@@ -15,7 +16,6 @@ import {
   parsePacketRate,
   parsePercent,
   parseSize,
-  UsageError,
 } from '../../../src/policy/units.js';
 import type { Target } from '../harness.js';
 import { mutateString, type Rng } from '../prng.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertLinux, LinuxOnlyError } from '../../src/sys/errors.js';
+import { LinuxOnlyError } from '../../src/errors.js';
+import { assertLinux } from '../../src/sys/sys-error.js';
 
 test('off Linux: LinuxOnlyError names the platform and carries exit status 3 (the environment)', () => {
   assert.throws(

@@ -1,0 +1,102 @@
+// The error classes of sockbuf, for applications and the CLI alike. Each says what kind of failure it
+// is by its class and `code`; the CLI maps them to exit codes (2 usage, 3 the environment, 1 the rest).
+// Values are kept as given: whoever prints a message to a terminal escapes it (the CLI does, with
+// printable()), so that a program still sees exactly what was refused.
+
+/** Renders an option's name: a program's own name by default, the CLI's flag (`--listen`) in the CLI. */
+export type OptionNamer = (option: string) => string;
+
+const asWritten: OptionNamer = (option) => option;
+
+/**
+ * Bad input: an option with a value it cannot take, or options that do not go together (exit 2).
+ * `option` is the option as the caller wrote it (`listen`, `coalesce`), `options` every option the
+ * error names (a conflict names two); `describe(name)` says the message with each option named by
+ * `name`, which is how the CLI prints its flags instead.
+ */
+export class UsageError extends Error {
+  readonly code = 'ERR_SOCKBUF_USAGE';
+  readonly exitCode = 2;
+  readonly option?: string;
+  readonly options: readonly string[];
+  /** The value refused, as given, when one was. */
+  readonly value?: string;
+  /** What the option takes, when the error is about one value. */
+  readonly expected?: string;
+  readonly #render: (name: OptionNamer) => string;
+
+  constructor(
+    message: string | ((name: OptionNamer) => string),
+    options: string | readonly string[] = [],
+    detail: { value?: string; expected?: string } = {},
+  ) {
+    const render = typeof message === 'string' ? () => message : message;
+    super(render(asWritten));
+    this.name = 'UsageError';
+    this.#render = render;
+    this.options = typeof options === 'string' ? [options] : options;
+    if (this.options.length) this.option = this.options[0];
+    if (detail.value !== undefined) this.value = detail.value;
+    if (detail.expected !== undefined) this.expected = detail.expected;
+  }
+
+  /** "invalid value for OPTION: 'VALUE' (expected …)": `expected` is what the option takes. */
+  static invalid(option: string, value: unknown, expected: string): UsageError {
+    const shown = String(value);
+    return new UsageError(
+      (name) => `invalid value for ${name(option)}: '${shown}' (expected ${expected})`,
+      option,
+      { value: shown, expected },
+    );
+  }
+
+  /** "A and B cannot be combined", with an optional reason. */
+  static conflict(a: string, b: string, why?: string): UsageError {
+    return new UsageError(
+      (name) => `${name(a)} and ${name(b)} cannot be combined${why ? ` (${why})` : ''}`,
+      [a, b],
+    );
+  }
+
+  /** "give A or B, not both". */
+  static either(a: string, b: string): UsageError {
+    return new UsageError((name) => `give ${name(a)} or ${name(b)}, not both`, [a, b]);
+  }
+
+  /** The message with each option it names rendered by `name` (the CLI passes its flags). */
+  describe(name: OptionNamer = asWritten): string {
+    return this.#render(name);
+  }
+}
+
+/**
+ * The environment refused (not root, port in use, a peer that refuses, a kernel feature or tool
+ * missing): exit 3. When a system error caused it, its `code` and `syscall` are kept (EADDRINUSE,
+ * ECONNREFUSED, ENOTFOUND …) and it is the `cause`.
+ */
+export class EnvironmentError extends Error {
+  readonly exitCode = 3;
+  readonly code?: string;
+  readonly syscall?: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EnvironmentError';
+    const c = options?.cause as { code?: unknown; syscall?: unknown } | undefined;
+    if (typeof c?.code === 'string') this.code = c.code;
+    if (typeof c?.syscall === 'string') this.syscall = c.syscall;
+  }
+}
+
+/** A host name that did not resolve (exit 3). The CLI names the option that carried it. */
+export class ResolveError extends EnvironmentError {
+  constructor(
+    readonly host: string,
+    override readonly code: string,
+  ) {
+    super(`cannot resolve host '${host}' (${code})`);
+    this.name = 'ResolveError';
+  }
+}
+
+// The kernel's failures are raised at the bottom layer, src/sys, which imports nothing above it.
+export { LinuxOnlyError, SysError } from './sys/sys-error.js';
