@@ -2,7 +2,6 @@
 // caller says the dump is complete. Knows nothing of what the messages mean (src/observe/sockdiag.ts
 // encodes the request and parses the answer).
 
-import { SysError } from './sys-error.js';
 import {
   AF_NETLINK,
   EAGAIN,
@@ -16,6 +15,7 @@ import {
 } from './constants.js';
 import { call, errno, fn } from './libc.js';
 import { closeFd, setOptionBuffer } from './socket.js';
+import { SysError } from './sys-error.js';
 
 export interface NetlinkDumpOptions {
   /** Give up when the kernel sends nothing for this long (SO_RCVTIMEO). */

@@ -1,6 +1,5 @@
 // Socket calls on raw file descriptors, and the bridge between those descriptors and Node's net.
 import net from 'node:net';
-import { SysError } from './sys-error.js';
 import {
   AF_INET,
   AF_INET6,
@@ -18,6 +17,7 @@ import {
 } from './constants.js';
 import { call, callAsync, errno as errnoNow, fn, timespec } from './libc.js';
 import { decodeSockaddr, type Endpoint, encodeSockaddr, SOCKADDR_STORAGE } from './sockaddr.js';
+import { SysError } from './sys-error.js';
 
 /** socket(2) for the family of `host` (IPv4 or IPv6). */
 export function createSocket(host: string, type: number, protocol = 0): number {

@@ -2,9 +2,9 @@
 // kernel hands over (and accepts) GSO super-packets of up to 64 KiB instead of MTU-sized ones.
 // linux/if_tun.h and linux/virtio_net.h.
 
-import { SysError } from './sys-error.js';
 import { O_CLOEXEC, O_NONBLOCK, O_RDWR } from './constants.js';
 import { call, errno, fn } from './libc.js';
+import { SysError } from './sys-error.js';
 
 export const IFF_TUN = 0x0001;
 export const IFF_NO_PI = 0x1000;
