@@ -38,6 +38,7 @@ test('drain-bench runs C and sockbuf receivers on the same sender and prints the
   assert.equal(d.ratios.bestFixed, 'fixed:64K');
   for (const v of [d.ratios.adaptiveVsC, d.ratios.adaptiveVsBestFixed, d.ratios.framedVsPlain])
     assert.ok(Number.isFinite(v) && v > 0);
+  for (const s of d.summary) assert.ok(s.pairedRatioToC > 0, s.receiver);
   const table = formatTable(d);
   assert.match(table, /adaptive \/ C read\(\) 64K: \d+\.\d\d \(goal ≥ 0\.90: (met|NOT met)\)/);
   assert.match(table, /adaptive framed \/ adaptive plain: /);
