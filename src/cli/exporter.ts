@@ -1,6 +1,20 @@
-// `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics (startExporter).
+// `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics, and with --probe-allow a
+// /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
-import { parseCount, parseListen, rulesYaml, startExporter } from '../tools.js';
+import { UsageError } from '../index.js';
+import { parseCount, parseListen, probeHandler, resolveSize, rulesYaml, startExporter } from '../tools.js';
+
+interface Opts {
+  listen: string;
+  top: string;
+  hostCounters: boolean;
+  printRules?: boolean;
+  probeAllow?: string;
+  probeDuration: string;
+  probeMaxDuration: string;
+  probeMaxConcurrent: string;
+  probeSndbuf: string;
+}
 
 export function register(program: Command): void {
   program
@@ -17,20 +31,57 @@ export function register(program: Command): void {
       "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
     )
     .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
-    .action(async (o: { listen: string; top: string; hostCounters: boolean; printRules?: boolean }) => {
+    .option(
+      '--probe-allow <list>',
+      'turn /probe?target=HOST:PORT&module=iperf3|sockbuf on for these targets: host names, addresses, CIDR ranges (comma-separated)',
+    )
+    .option('--probe-duration <duration>', 'how long each probe sends', '2s')
+    .option(
+      '--probe-max-duration <duration>',
+      "the most one probe may take, connect to results (Prometheus's scrape timeout lowers it)",
+      '10s',
+    )
+    .option('--probe-max-concurrent <n>', 'probes running at once, over all targets', '2')
+    .option(
+      '--probe-sndbuf <auto|size>',
+      "each probe's send buffer: 'auto' leaves autotuning on; a size pins it",
+      'auto',
+    )
+    .action(async (o: Opts, cmd: Command) => {
       if (o.printRules) {
         process.stdout.write(rulesYaml());
         return;
       }
       const listen = parseListen(o.listen, '--listen', '127.0.0.1');
       const top = parseCount(o.top, '--top', 0, 10000);
+      if (o.probeAllow === undefined) {
+        const set = cmd.options.find(
+          (x) => x.long?.startsWith('--probe-') && cmd.getOptionValueSource(x.attributeName()) === 'cli',
+        );
+        if (set) throw new UsageError(`${set.long} needs --probe-allow (/probe is off without it)`);
+      }
       const exp = await startExporter({
         host: listen.host,
         port: listen.port,
         top,
         hostCounters: o.hostCounters,
+        probe:
+          o.probeAllow === undefined
+            ? undefined
+            : probeHandler({
+                allow: o.probeAllow,
+                duration: o.probeDuration,
+                maxDuration: o.probeMaxDuration,
+                maxConcurrent: parseCount(o.probeMaxConcurrent, '--probe-max-concurrent', 1, 64),
+                sndbuf: resolveSize(o.probeSndbuf, '--probe-sndbuf') ?? 'auto',
+                // a sockbuf serve that asks for a token gets bench --remote's
+                token: process.env.SOCKBUF_TOKEN,
+                log: (line) => process.stderr.write(`sockbuf exporter: ${line}\n`),
+              }),
       });
-      process.stderr.write(`sockbuf exporter: serving ${exp.url}\n`);
+      process.stderr.write(
+        `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);

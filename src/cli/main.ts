@@ -27,6 +27,10 @@ const FLAGS: Record<string, string> = {
   maxDurationSeconds: '--max-duration',
   idleSeconds: '--idle-timeout',
   'inspect intervalSeconds': '--watch',
+  'exporter allow': '--probe-allow',
+  'exporter duration': '--probe-duration',
+  'exporter maxDuration': '--probe-max-duration',
+  'exporter maxConcurrent': '--probe-max-concurrent',
 };
 const command = process.argv[2];
 

@@ -233,6 +233,11 @@ export interface ExporterOptions extends SocketMetricsOptions {
   hostCounters?: boolean;
   /** Also export sockbuf's own sockets of this process (registerMetrics). */
   own?: boolean;
+  /**
+   * What answers /probe: probeHandler(…) (serve/probe-http.ts: tests against iperf3 and sockbuf serve on
+   * Prometheus's schedule). Without it /probe is off (404).
+   */
+  probe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
 }
 
 export interface Exporter {
@@ -265,6 +270,12 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
           .writeHead(500, { 'content-type': 'text/plain' })
           .end(`${err instanceof Error ? err.message : err}\n`);
       }
+    } else if (path === '/probe') {
+      if (opts.probe) opts.probe(req, res);
+      else
+        res
+          .writeHead(404, { 'content-type': 'text/plain' })
+          .end('/probe is off: start the exporter with --probe-allow LIST (the targets it may test)\n');
     } else if (path === '/') {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/metrics">sockbuf metrics</a>\n');
     } else {

@@ -31,10 +31,14 @@ function split(option: string, value: string): { host?: string; port: string } {
 /** A host name as DNS and /etc/hosts spell one: labels of letters, digits, '-' and '_', dot-separated. */
 const NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$/;
 
-function host(option: string, value: string, h: string): string {
+/** A host name (not an address): labels of letters, digits, '-' and '_'; never all digits and dots. Pure. */
+export function isHostName(h: string): boolean {
   // all digits and dots is an address gone wrong (1.2.3.4.5), never a name: a top-level label has a letter
-  if (!isIP(h) && (!NAME.test(h) || /^[\d.]+$/.test(h)))
-    bad(option, value, 'an IPv4 or IPv6 address or a host name');
+  return NAME.test(h) && !/^[\d.]+$/.test(h);
+}
+
+function host(option: string, value: string, h: string): string {
+  if (!isIP(h) && !isHostName(h)) bad(option, value, 'an IPv4 or IPv6 address or a host name');
   return h;
 }
 

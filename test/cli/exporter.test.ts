@@ -79,3 +79,37 @@ test('exporter --print-rules prints the shipped rules file and exits 0 without s
   assert.equal(r.stdout, readFileSync(new URL('../../docs/sockbuf-rules.yml', import.meta.url), 'utf8'));
   assert.doesNotMatch(r.stderr, /serving/);
 });
+
+test('exporter --probe-allow: /probe refuses a target outside the list (403) and says so on stderr', async () => {
+  const e = start('--listen', '127.0.0.1:0', '--no-host-counters', '--probe-allow', '127.0.0.1,::1');
+  try {
+    const url = await e.url;
+    assert.match(e.stderr(), /and \/probe for 127\.0\.0\.1,::1/);
+    const r = await fetch(url.replace('/metrics', '/probe?target=192.0.2.1:5201&module=iperf3'));
+    assert.equal(r.status, 403);
+    assert.equal(await r.text(), '192.0.2.1 is not in the allow-list\n');
+    assert.match(e.stderr(), /probe refused \(403\): 192\.0\.2\.1 is not in the allow-list/);
+  } finally {
+    e.child.kill('SIGTERM');
+  }
+  assert.equal(await e.exited, 0);
+});
+
+test('exporter: bad --probe-* values exit 2 naming the flag; a --probe-* option without --probe-allow too', async () => {
+  for (const [args, want] of [
+    [['--probe-allow', '10.0.0.0/33'], /invalid value for --probe-allow: '10\.0\.0\.0\/33'/],
+    [['--probe-allow', '::1', '--probe-duration', '2'], /invalid value for --probe-duration: '2'/],
+    [['--probe-allow', '::1', '--probe-max-duration', '0s'], /invalid value for --probe-max-duration: '0s'/],
+    [
+      ['--probe-allow', '::1', '--probe-max-concurrent', '0'],
+      /invalid value for --probe-max-concurrent: '0'/,
+    ],
+    [['--probe-allow', '::1', '--probe-sndbuf', 'big'], /invalid value for --probe-sndbuf: 'big'/],
+    [['--probe-duration', '1s'], /--probe-duration needs --probe-allow/],
+  ] as const) {
+    const bad = start('--listen', '127.0.0.1:0', ...args);
+    await assert.rejects(bad.url);
+    assert.equal(await bad.exited, 2, args.join(' '));
+    assert.match(bad.stderr(), want);
+  }
+});

@@ -1,0 +1,167 @@
+// The exporter's /probe?target=HOST[:PORT]&module=iperf3|sockbuf, in blackbox_exporter's convention:
+// Prometheus passes each target through relabelling and gets one scrape's worth of sockbuf_probe_*
+// metrics back (probe.ts). The endpoint can make this host send traffic, so it is guarded: only targets
+// in --probe-allow (probe-allow.ts), one probe per target at a time, a global cap on probes at once, and
+// a cap on each probe's time, lowered to Prometheus's scrape timeout when it sends one. Each refusal
+// is an HTTP status with the reason in the body, checked in this order: 400 a bad query, 403 a target
+// outside the list, 429 the target is being probed, 503 too many probes at once.
+import type http from 'node:http';
+import { isIP } from 'node:net';
+import { UsageError } from '../errors.js';
+import { formatHostPort, parseTo } from '../policy/address.js';
+import type { BufferSize } from '../policy/buffers.js';
+import { durationMs } from '../policy/units.js';
+import { probeMetrics, runProbe } from './probe.js';
+import { checkTarget, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
+import { PROBE_MODULES, PROBE_PORTS, type ProbeModule, type ProbeResult } from './probe-figures.js';
+
+export interface ProbeOptions {
+  /** Whom /probe may test: host names, addresses and CIDR ranges (a list, or one comma-separated string). */
+  allow: string | readonly string[];
+  /** How long each test sends: ms, or a string with its unit ('2s'); default 2 s. */
+  duration?: number | string;
+  /** The most a whole probe may take (connect, test, results); default 10 s. */
+  maxDuration?: number | string;
+  /** Probes running at once, over all targets; default 2. */
+  maxConcurrent?: number;
+  /** The send buffer of every probe: 'auto' (default) or a size to pin. */
+  sndbuf?: BufferSize;
+  /** sockbuf serve's token, for serves that ask for one. */
+  token?: string;
+  /** One line per probe and per refusal (where from, what, how it went). */
+  log?: (line: string) => void;
+}
+
+/** What Prometheus's scrape timeout leaves the probe: the timeout less this much (blackbox's offset). */
+const TIMEOUT_OFFSET_SECONDS = 0.5;
+/** Targets being resolved at once (a look-up waits on DNS, not on this host). */
+const MAX_RESOLVING = 16;
+/** Of the probe's time, the part kept for connecting and the results: at most this much. */
+const RESERVE_SECONDS = 1;
+
+/** A probe's time: its cap, lowered to the scrape timeout less the offset; the test leaves room. Pure. */
+export function probeTimes(
+  durationSeconds: number,
+  capSeconds: number,
+  scrapeTimeout?: string,
+): { capSeconds: number; seconds: number } {
+  const t = Number(scrapeTimeout);
+  const cap =
+    scrapeTimeout !== undefined && t > 0
+      ? Math.min(capSeconds, t - Math.min(TIMEOUT_OFFSET_SECONDS, t / 2))
+      : capSeconds;
+  return { capSeconds: cap, seconds: Math.min(durationSeconds, cap - Math.min(RESERVE_SECONDS, cap / 2)) };
+}
+
+function seconds(value: number | string | undefined, fallback: number, option: string): number {
+  const s = value === undefined ? fallback : durationMs(value, option) / 1000;
+  if (!(s > 0 && s <= 3600)) throw UsageError.invalid(option, value, 'a duration from 1ms to 1h');
+  return s;
+}
+
+/** Parses the query: a target and a module, or the reason they are wrong. Pure. */
+export function parseProbeQuery(
+  search: URLSearchParams,
+): { module: ProbeModule; host: string; port: number } | { error: string } {
+  const target = search.get('target');
+  const module = search.get('module');
+  if (!module || !(PROBE_MODULES as readonly string[]).includes(module))
+    return { error: `module must be one of ${PROBE_MODULES.join(', ')}` };
+  if (!target) return { error: 'target is missing: /probe?target=HOST:PORT&module=…' };
+  const m = module as ProbeModule;
+  const bare = target.startsWith('[') && target.endsWith(']') ? target.slice(1, -1) : target;
+  // HOST alone (an IPv6 address bare or in brackets too) takes the module's port
+  const withPort = isIP(bare)
+    ? `[${bare}]:${PROBE_PORTS[m]}`
+    : bare.includes(':')
+      ? target
+      : `${target}:${PROBE_PORTS[m]}`;
+  try {
+    const hp = parseTo(withPort, 'target');
+    return { module: m, host: hp.host, port: hp.port };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** The /probe handler, its options checked at once (UsageError naming the option). */
+export function probeHandler(
+  opts: ProbeOptions,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const allow: ProbeAllowList = parseProbeAllow(opts.allow, 'allow');
+  const duration = seconds(opts.duration, 2, 'duration');
+  const maxDuration = seconds(opts.maxDuration, 10, 'maxDuration');
+  const maxConcurrent = opts.maxConcurrent ?? 2;
+  if (!(Number.isInteger(maxConcurrent) && maxConcurrent >= 1 && maxConcurrent <= 64))
+    throw UsageError.invalid('maxConcurrent', maxConcurrent, 'a whole number from 1 to 64');
+  const log = opts.log ?? (() => {});
+  const running = new Set<string>();
+  let resolving = 0;
+
+  const refuse = (
+    res: http.ServerResponse,
+    status: number,
+    reason: string,
+    extra: Record<string, string> = {},
+  ) => {
+    log(`probe refused (${status}): ${reason}`);
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extra }).end(`${reason}\n`);
+  };
+
+  return (req, res) => {
+    const q = parseProbeQuery(new URL(req.url ?? '/', 'http://x').searchParams);
+    if ('error' in q) return refuse(res, 400, q.error);
+    // name look-ups are bounded too: a flood of requests cannot queue resolver work without end
+    if (resolving >= MAX_RESOLVING)
+      return refuse(res, 503, `${resolving} probe targets being resolved, the most at once`, {
+        'retry-after': '1',
+      });
+    resolving++;
+    void checkTarget(allow, q.host)
+      .finally(() => resolving--)
+      .then(async (verdict) => {
+        if (!verdict.allowed) return refuse(res, 403, verdict.reason);
+        const key = `${q.module} ${formatHostPort({ host: verdict.address, port: q.port })}`;
+        if (running.has(key))
+          return refuse(res, 429, `${key} is being probed: one probe per target at a time`);
+        if (running.size >= maxConcurrent)
+          return refuse(
+            res,
+            503,
+            `${running.size} probe(s) running, the most this exporter runs at once (${maxConcurrent})`,
+            { 'retry-after': '1' },
+          );
+        running.add(key);
+        const gone = new AbortController();
+        res.once('close', () => gone.abort());
+        let r: ProbeResult;
+        try {
+          const times = probeTimes(
+            duration,
+            maxDuration,
+            req.headers['x-prometheus-scrape-timeout-seconds'] as string,
+          );
+          r = await runProbe({
+            module: q.module,
+            address: verdict.address,
+            port: q.port,
+            ...times,
+            sndbuf: opts.sndbuf,
+            token: opts.token,
+            signal: gone.signal,
+          });
+        } finally {
+          running.delete(key);
+        }
+        const rate =
+          r.bytesPerSecond === undefined ? '' : `, ${((r.bytesPerSecond * 8) / 1e9).toFixed(2)} Gbit/s`;
+        log(`probe ${key}: ${r.success ? 'success' : r.error}${rate} in ${r.durationSeconds.toFixed(2)} s`);
+        const { contentType, body } = await probeMetrics(r);
+        if (!res.destroyed)
+          res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body);
+      })
+      .catch((err: Error) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`);
+      });
+  };
+}

@@ -1,0 +1,22 @@
+// /probe?module=iperf3: one stream against a stock iperf3 -s, run as `blast tcp --iperf3` runs it.
+import { runIperf3Blast } from '../ends/iperf3/client.js';
+import { type Figures, num, type ProbeRun, type Row, senderFigures, WRITE_SIZE } from './probe-figures.js';
+
+export async function probeIperf3(run: ProbeRun, signal: AbortSignal): Promise<Figures> {
+  const r = await runIperf3Blast(
+    {
+      host: run.address,
+      port: run.port,
+      seconds: run.seconds,
+      parallel: 1,
+      size: WRITE_SIZE,
+      reverse: false,
+      sndbuf: run.sndbuf,
+      intervalSeconds: 3600,
+      answerSeconds: Math.min(10, run.capSeconds),
+      signal,
+    },
+    () => {},
+  );
+  return { ...senderFigures(r), receivedBytes: num((r.server as Row | undefined)?.bytes) };
+}

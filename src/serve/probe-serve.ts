@@ -1,0 +1,44 @@
+// /probe?module=sockbuf: one stream to a far end that a `sockbuf serve` starts, as `bench --remote`
+// runs it (ServeClient asks for the far end, runTcpBlast sends to it with the test's secret); the far
+// end's connection line adds its side: what it received and its receive buffer.
+import { runBlast } from '../ends/tcp-source.js';
+import { ServeClient } from './client.js';
+import { type Figures, num, type ProbeRun, type Row, senderFigures, WRITE_SIZE } from './probe-figures.js';
+
+export async function probeServe(run: ProbeRun, signal: AbortSignal): Promise<Figures> {
+  const client = await ServeClient.connect({ host: run.address, port: run.port }, run.capSeconds);
+  const close = () => client.socket.destroy();
+  signal.addEventListener('abort', close, { once: true });
+  try {
+    const ready = await client.startTest('tcp', { duration: run.seconds, size: WRITE_SIZE }, run.token);
+    const r = await runBlast(
+      {
+        host: run.address,
+        port: ready.port,
+        seconds: run.seconds,
+        size: WRITE_SIZE,
+        parallel: 1,
+        reverse: false,
+        sndbuf: run.sndbuf,
+        intervalSeconds: 3600,
+        secret: ready.secret,
+        signal,
+      },
+      () => {},
+    );
+    // the far end (sink tcp --once) exits when the stream ended; its connection line has its side
+    const far = (await client.result()).lines.find((l) => (l as Row).event === 'connection') as
+      | Row
+      | undefined;
+    const pinned = (far?.pinned as { rcvbuf?: unknown } | undefined)?.rcvbuf;
+    return {
+      ...senderFigures(r),
+      receivedBytes: num(far?.bytes),
+      receiveBufferBytes: num(far?.rcvbufBytes),
+      receiveBufferPinned: typeof pinned === 'boolean' ? pinned : undefined,
+    };
+  } finally {
+    signal.removeEventListener('abort', close);
+    client.close();
+  }
+}
