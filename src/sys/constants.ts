@@ -17,6 +17,7 @@ export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
 export const SO_TYPE = 3;
 export const SO_ERROR = 4;
+export const SO_BROADCAST = 6;
 export const SO_SNDBUF = 7;
 export const SO_RCVBUF = 8;
 export const SO_REUSEPORT = 15;
@@ -32,6 +33,24 @@ export const IPPROTO_TCP = 6;
 export const IPPROTO_UDP = 17;
 export const IPPROTO_IPV6 = 41;
 export const IPV6_V6ONLY = 26;
+
+/** IPv4 and IPv6 hop limits and multicast (linux/in.h, linux/in6.h). */
+export const IP_TTL = 2;
+export const IP_MULTICAST_IF = 32;
+export const IP_MULTICAST_TTL = 33;
+export const IP_MULTICAST_LOOP = 34;
+export const IP_ADD_MEMBERSHIP = 35;
+export const IP_DROP_MEMBERSHIP = 36;
+export const IP_ADD_SOURCE_MEMBERSHIP = 39;
+export const IP_DROP_SOURCE_MEMBERSHIP = 40;
+export const IPV6_UNICAST_HOPS = 16;
+export const IPV6_MULTICAST_IF = 17;
+export const IPV6_MULTICAST_HOPS = 18;
+export const IPV6_MULTICAST_LOOP = 19;
+export const IPV6_ADD_MEMBERSHIP = 20;
+export const IPV6_DROP_MEMBERSHIP = 21;
+export const MCAST_JOIN_SOURCE_GROUP = 46;
+export const MCAST_LEAVE_SOURCE_GROUP = 47;
 
 export const TCP_NODELAY = 1;
 export const TCP_MAXSEG = 2;
@@ -101,7 +120,9 @@ export const TCP_STATES = [
 /** errno values the code branches on (asm-generic/errno-base.h, errno.h). */
 export const EINTR = 4;
 export const EIO = 5;
+export const EBADF = 9;
 export const EAGAIN = 11;
+export const ENODEV = 19;
 export const EINVAL = 22;
 export const EMSGSIZE = 90;
 export const ENOBUFS = 105;

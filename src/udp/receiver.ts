@@ -9,12 +9,13 @@
 
 import { EnvironmentError, SysError } from '../errors.js';
 import { trackSource } from '../observe/tracked.js';
-import { formatHostPort } from '../policy/address.js';
+import { formatHostPort, type HostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../sys/constants.js';
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
+import { shutdownRead } from '../sys/udp-socket.js';
 import { MAX_SEGMENTS } from './gro.js';
 import { observeUdpHost, udpKernelDrops } from './host.js';
 import {
@@ -37,6 +38,12 @@ import { bucketOf, COUNTER, CTRL, type RingLayout, ringLayout, used } from './ri
 export type { UdpBatch } from './reader-main.js';
 export type { UdpReceiverOptions } from './receiver-options.js';
 export type { UdpReceiverStats } from './receiver-stats.js';
+
+/** A socket made and bound elsewhere that a receiver reads (receiverOnSocket). */
+export interface AdoptedSocket {
+  fd: number;
+  rcvbufReport: UdpRcvbufReport;
+}
 
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly host: string;
@@ -77,12 +84,16 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   private readonly untrack: () => void;
   private readonly onAbort: (() => void) | undefined;
 
-  /** Use createUdpReceiver(). */
+  /** Whether close() closes the sockets (not when they were handed in: receiverOnSocket). */
+  private readonly ownsFds: boolean;
+
+  /** Use createUdpReceiver() (or receiverOnSocket() for a socket bound elsewhere). */
   constructor(
     private readonly o: ResolvedReceiverOptions,
     entries: number,
     gro: boolean,
     private readonly groOff?: string,
+    adopted?: AdoptedSocket,
   ) {
     this.gro = gro;
     this.addresses = o.addresses;
@@ -91,26 +102,31 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     this.hostBase = observeUdpHost();
     let port = o.listen.port;
     const fds = this.fds;
-    try {
-      for (let i = 0; i < o.sockets; i++) {
-        const fd = createSocket(o.listen.host, SOCK_DGRAM);
-        fds.push(fd);
-        if (o.sockets > 1) setIntOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-        if (gro) setIntOption(fd, IPPROTO_UDP, UDP_GRO, 1);
-        const report = applyUdpRcvbuf(fd, o.rcvbuf as number);
-        if (i === 0) this.rcvbufReport = report;
-        bindFd(fd, { host: o.listen.host, port });
-        if (port === 0) port = localEndpoint(fd)?.port ?? 0;
+    this.ownsFds = !adopted;
+    if (adopted) {
+      fds.push(adopted.fd);
+      this.rcvbufReport = adopted.rcvbufReport;
+    } else
+      try {
+        for (let i = 0; i < o.sockets; i++) {
+          const fd = createSocket(o.listen.host, SOCK_DGRAM);
+          fds.push(fd);
+          if (o.sockets > 1) setIntOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+          if (gro) setIntOption(fd, IPPROTO_UDP, UDP_GRO, 1);
+          const report = applyUdpRcvbuf(fd, o.rcvbuf as number);
+          if (i === 0) this.rcvbufReport = report;
+          bindFd(fd, { host: o.listen.host, port });
+          if (port === 0) port = localEndpoint(fd)?.port ?? 0;
+        }
+      } catch (e) {
+        for (const fd of fds) closeFd(fd);
+        if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
+          throw new EnvironmentError(
+            `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
+            { cause: e },
+          );
+        throw e;
       }
-    } catch (e) {
-      for (const fd of fds) closeFd(fd);
-      if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
-        throw new EnvironmentError(
-          `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
-          { cause: e },
-        );
-      throw e;
-    }
     this.host = o.listen.host;
     this.port = port;
     this.untrack = trackSource({
@@ -298,6 +314,8 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       for (const r of this.rings) {
         Atomics.store(r.ctrl, CTRL.STOP, 1);
         Atomics.notify(r.ctrl, CTRL.TAIL);
+        // a reader waiting in ppoll for the socket wakes now rather than at its next 50 ms timeout
+        shutdownRead(r.fd);
       }
       await Promise.all(this.rings.map((r) => r.exited));
       this.fds.forEach((fd, i) => {
@@ -324,7 +342,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       await this.stop();
       let committed = 0;
       for (const r of this.rings) committed += r.counters[COUNTER.RECEIVED];
-      for (const fd of this.fds) closeFd(fd);
+      if (this.ownsFds) for (const fd of this.fds) closeFd(fd);
       this.unread = committed - this.delivered;
     })();
     return this.closing;
@@ -345,4 +363,16 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
     process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
   }
   return new UdpReceiver(r.options, r.entries, r.gro, r.groOff);
+}
+
+/**
+ * A receiver reading a socket made and bound elsewhere (the node:dgram-compatible socket's): it applies
+ * no buffer policy, binds nothing and leaves the socket open on close(); the owner closes it after.
+ */
+export function receiverOnSocket(
+  socket: AdoptedSocket & HostPort,
+  options: Omit<UdpReceiverOptions, 'listen' | 'sockets' | 'rcvbuf'>,
+): UdpReceiver {
+  const r = resolveReceiverOptions({ ...options, listen: { host: socket.host, port: socket.port } });
+  return new UdpReceiver(r.options, r.entries, r.gro, r.groOff, socket);
 }

@@ -1,0 +1,384 @@
+// sockbuf's node:dgram-compatible socket (`sockbuf/dgram`): the life cycle, events, overloads and errors
+// of Node 20's dgram.Socket, over a descriptor of its own. Underneath, the batched receiver reads with
+// recvmmsg in its thread (every drop counted: stats()) and the datagrams send() queues in one tick
+// leave in one sendmmsg. Where it differs from node:dgram, the README's table says so.
+import dns from 'node:dns';
+import { EventEmitter } from 'node:events';
+import { isIP } from 'node:net';
+import { applyUdpRcvbuf } from '../policy/apply.js';
+import { parseSize } from '../policy/units.js';
+import { EBADF, EINVAL, IPPROTO_IPV6, IPV6_V6ONLY, SO_REUSEADDR, SOL_SOCKET } from '../sys/constants.js';
+import { closeFd } from '../sys/socket.js';
+import { endpointOf, udpBind, udpConnect, udpDisconnect, udpSocket } from '../sys/udp-socket.js';
+import {
+  errAlreadyBound,
+  errArgType,
+  errBadType,
+  errIsConnected,
+  errNotConnected,
+  errNotRunning,
+  errnoException,
+  exceptionWithHostPort,
+  validatePort,
+} from './dgram-errors.js';
+import { receiverOnSocket, type UdpReceiver } from './receiver.js';
+import { readBindArgs, readSendArgs, type SendCallback } from './socket-args.js';
+import { SocketOptionsMixin } from './socket-options.js';
+import { pumpMessages } from './socket-receive.js';
+import { type Destination, MAX_PAYLOAD, SendQueue } from './socket-send.js';
+import { type DgramSocketStats, socketStats } from './socket-stats.js';
+import { socketTransport } from './socket-transport.js';
+
+export type SocketType = 'udp4' | 'udp6';
+type LookupFunction = (
+  hostname: string,
+  family: number,
+  callback: (err: Error | null, address: string, family?: number) => void,
+) => void;
+
+export interface SocketOptions {
+  type: SocketType;
+  reuseAddr?: boolean;
+  ipv6Only?: boolean;
+  recvBufferSize?: number;
+  sendBufferSize?: number;
+  lookup?: LookupFunction;
+  signal?: AbortSignal;
+  /** sockbuf: receive buffer target once the socket receives, unless recvBufferSize is given (default 8 MiB, as the batched receiver). */
+  rcvbuf?: number | string;
+  /** sockbuf: messages per recvmmsg (default 32). */
+  batch?: number;
+  /** sockbuf: how long the reader keeps filling a batch after its first datagram (default 0: what one drain gives). */
+  coalesce?: number | string;
+}
+
+export type { DgramBatch, RemoteInfo } from './socket-receive.js';
+export type { DgramSocketStats } from './socket-stats.js';
+
+export interface AddressInfo {
+  address: string;
+  family: 'IPv4' | 'IPv6';
+  port: number;
+}
+
+/** A dgram socket: the same methods and events as node:dgram's, plus stats() and a 'messages' batch event. */
+export class Socket extends SocketOptionsMixin {
+  readonly type: SocketType;
+  private readonly o: SocketOptions;
+  private bindState: 'unbound' | 'binding' | 'bound' = 'unbound';
+  private connectState: 'disconnected' | 'connecting' | 'connected' = 'disconnected';
+  private queue: (() => void)[] | undefined;
+  private referenced = true;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private receiver: UdpReceiver | undefined;
+  private sends: SendQueue | undefined;
+  private local: { host: string; port: number } | undefined;
+
+  constructor(type: SocketType | SocketOptions, listener?: (msg: Buffer, rinfo: unknown) => void) {
+    const o: SocketOptions = type !== null && typeof type === 'object' ? { ...type } : { type };
+    if (o.type !== 'udp4' && o.type !== 'udp6') throw errBadType();
+    if (o.lookup !== undefined && typeof o.lookup !== 'function')
+      throw errArgType('lookup', 'of type function', o.lookup);
+    super(o.type === 'udp6' ? 6 : 4);
+    this.type = o.type;
+    this.o = o;
+    if (typeof listener === 'function') this.on('message', listener);
+    this.on('newListener', (event) => {
+      if (event === 'message' || event === 'messages') process.nextTick(() => this.receive());
+    });
+    const signal = o.signal;
+    if (signal !== undefined) {
+      const onAbort = () => {
+        if (this.isOpen) this.close();
+      };
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+    }
+  }
+
+  private healthCheck(): void {
+    if (!this.isOpen) throw errNotRunning();
+  }
+
+  /** Resolves `address` as node:dgram does (dns.lookup, or the lookup option; '' is the loopback). */
+  private lookup(address: string, cb: (err: Error | null, ip?: string) => void): void {
+    const host = address || (this.family === 4 ? '127.0.0.1' : '::1');
+    const custom = this.o.lookup;
+    if (!custom && isIP(host)) return void process.nextTick(cb, null, host);
+    (custom ?? (dns.lookup as unknown as LookupFunction))(host, this.family, (err, ip) => cb(err, ip));
+  }
+
+  /** −EINVAL for an address of the other family (libuv refuses those), else 0. */
+  private familyOf(ip: string): number {
+    return isIP(ip) === this.family ? 0 : -EINVAL;
+  }
+
+  bind(port?: unknown, address?: unknown, callback?: () => void): this;
+  bind(...args: unknown[]): this {
+    this.healthCheck();
+    if (this.bindState !== 'unbound') throw errAlreadyBound();
+    const a = readBindArgs(args);
+    // node:dgram binds port & 0xffff for a port out of range; sockbuf refuses it as send() does
+    const port = a.port == null ? 0 : validatePort(a.port, true);
+    this.bindState = 'binding';
+    if (a.callback) {
+      const cb = a.callback;
+      const onListening = () => {
+        this.removeListener('error', removeListeners);
+        cb.call(this);
+      };
+      const removeListeners = () => {
+        this.removeListener('error', removeListeners);
+        this.removeListener('listening', onListening);
+      };
+      this.on('error', removeListeners);
+      this.on('listening', onListening);
+    }
+    const address = a.address || (this.family === 4 ? '0.0.0.0' : '::');
+    this.lookup(address, (err, ip) => {
+      if (!this.isOpen) return;
+      if (err || !ip) {
+        this.bindState = 'unbound';
+        this.emit('error', err);
+        return;
+      }
+      const failed = (r: number, fd = -1) => {
+        if (fd >= 0) closeFd(fd);
+        this.bindState = 'unbound';
+        this.emit('error', exceptionWithHostPort(r, 'bind', ip, port));
+      };
+      if (this.familyOf(ip)) return failed(-EINVAL);
+      const fd = udpSocket(this.family);
+      if (fd < 0) return failed(fd);
+      if (this.o.reuseAddr) this.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+      if (this.o.ipv6Only && this.family === 6) this.setOption(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+      const r = udpBind(fd, ip, port);
+      if (r < 0) return failed(r, fd);
+      this.fd = fd;
+      this.startListening();
+    });
+    return this;
+  }
+
+  private startListening(): void {
+    this.bindState = 'bound';
+    const ep = endpointOf(this.fd, false);
+    this.local = typeof ep === 'number' ? undefined : ep;
+    if (this.o.recvBufferSize) this.setRecvBufferSize(this.o.recvBufferSize);
+    if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
+    this.sends = new SendQueue(socketTransport(this.fd), MAX_PAYLOAD);
+    this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+    if (!this.referenced) this.keepAlive.unref();
+    this.emit('listening');
+    this.receive();
+  }
+
+  /** Starts the reader once the socket is bound and someone listens for datagrams. */
+  private receive(): void {
+    if (!this.isOpen || this.bindState !== 'bound' || this.receiver) return;
+    if (this.listenerCount('message') + this.listenerCount('messages') === 0) return;
+    const fd = this.fd;
+    const rcvbufReport = this.recvBufferSet
+      ? { wanted: 0, was: 0, got: this.getRecvBufferSize(), limit: Number.NaN, forced: false, met: true }
+      : applyUdpRcvbuf(fd, this.o.rcvbuf === undefined ? undefined : parseSize(this.o.rcvbuf, 'rcvbuf'));
+    const receiver = receiverOnSocket(
+      { fd, rcvbufReport, host: this.local?.host ?? '0.0.0.0', port: this.local?.port ?? 0 },
+      {
+        slot: 65536,
+        gro: false,
+        batch: this.o.batch ?? 32,
+        coalesce: this.o.coalesce ?? 0,
+        addresses: true,
+        ring: 32,
+      },
+    );
+    this.receiver = receiver;
+    receiver.unref(); // the socket's own timer keeps the process alive while it is ref()ed
+    pumpMessages(receiver, this, () => this.isOpen).catch((e) => {
+      if (this.isOpen) this.emit('error', e);
+    });
+  }
+
+  private enqueue(f: () => void): void {
+    if (this.queue === undefined) {
+      this.queue = [];
+      const onError = () => {
+        this.removeListener('listening', onListening);
+        this.queue = undefined;
+      };
+      const onListening = () => {
+        this.removeListener(EventEmitter.errorMonitor, onError);
+        const q = this.queue ?? [];
+        this.queue = undefined;
+        for (const g of q) g();
+      };
+      this.once(EventEmitter.errorMonitor, onError);
+      this.once('listening', onListening);
+    }
+    this.queue.push(f);
+  }
+
+  send(msg: unknown, ...rest: unknown[]): void {
+    const a = readSendArgs([msg, ...rest], this.connectState === 'connected', errIsConnected);
+    this.healthCheck();
+    if (this.bindState === 'unbound') this.bind({ port: 0, exclusive: true }, null);
+    const go = () => this.dispatch(a.data, a.port, a.address, a.callback);
+    if (this.bindState !== 'bound') this.enqueue(go);
+    else go();
+  }
+
+  private dispatch(
+    data: Uint8Array,
+    port: number,
+    address: string | undefined,
+    cb: SendCallback | undefined,
+  ) {
+    const sends = this.sends;
+    if (!sends || !this.isOpen) return;
+    if (this.connectState === 'connected') return sends.push(data, undefined, cb);
+    this.lookup(address ?? '', (err, ip) => {
+      if (!this.isOpen) return;
+      if (err || !ip) {
+        if (cb) return void process.nextTick(cb, err);
+        return void process.nextTick(() => this.emit('error', err));
+      }
+      if (this.familyOf(ip)) {
+        if (cb) process.nextTick(cb, exceptionWithHostPort(-EINVAL, 'send', address, port));
+        return;
+      }
+      const to: Destination = { address: ip, port };
+      sends.push(data, to, cb);
+    });
+  }
+
+  connect(port: unknown, address?: unknown, callback?: () => void): void {
+    const p = validatePort(port, false);
+    let addr = address;
+    let cb = callback;
+    if (typeof addr === 'function') {
+      cb = addr as () => void;
+      addr = '';
+    } else if (addr === undefined) addr = '';
+    if (typeof addr !== 'string') throw errArgType('address', 'of type string', addr);
+    this.healthCheck();
+    if (this.connectState !== 'disconnected') throw errIsConnected();
+    this.connectState = 'connecting';
+    if (this.bindState === 'unbound') this.bind({ port: 0, exclusive: true }, null);
+    const go = () => this.doConnect(p, addr as string, cb);
+    if (this.bindState !== 'bound') this.enqueue(go);
+    else go();
+  }
+
+  private doConnect(port: number, address: string, callback: ((e?: Error) => void) | undefined): void {
+    if (callback) this.once('connect', callback);
+    this.lookup(address, (err, ip) => {
+      if (!this.isOpen) return;
+      let ex = err;
+      if (!ex && ip) {
+        const r = this.familyOf(ip) || udpConnect(this.fd, ip, port);
+        if (r < 0) ex = exceptionWithHostPort(r, 'connect', address, port);
+      }
+      if (ex) {
+        this.connectState = 'disconnected';
+        return void process.nextTick(() => {
+          if (callback) {
+            this.removeListener('connect', callback);
+            callback(ex);
+          } else this.emit('error', ex);
+        });
+      }
+      this.connectState = 'connected';
+      process.nextTick(() => this.emit('connect'));
+    });
+  }
+
+  disconnect(): void {
+    if (this.connectState !== 'connected') throw errNotConnected();
+    const r = udpDisconnect(this.fd);
+    if (r < 0) throw errnoException(r, 'connect');
+    this.connectState = 'disconnected';
+  }
+
+  address(): AddressInfo {
+    this.healthCheck();
+    return this.endpoint(false, 'getsockname');
+  }
+
+  remoteAddress(): AddressInfo {
+    this.healthCheck();
+    if (this.connectState !== 'connected') throw errNotConnected();
+    return this.endpoint(true, 'getpeername');
+  }
+
+  private endpoint(peer: boolean, syscall: string): AddressInfo {
+    const ep = this.fd < 0 ? -EBADF : endpointOf(this.fd, peer);
+    if (typeof ep === 'number') throw errnoException(ep, syscall);
+    return { address: ep.host, family: ep.family === 6 ? 'IPv6' : 'IPv4', port: ep.port };
+  }
+
+  close(callback?: () => void): this {
+    if (typeof callback === 'function') this.on('close', callback);
+    if (this.queue !== undefined) {
+      this.queue.push(() => this.close());
+      return this;
+    }
+    this.healthCheck();
+    this.isOpen = false;
+    this.sends?.close();
+    clearInterval(this.keepAlive);
+    const fd = this.fd;
+    this.fd = -1;
+    const finish = () => {
+      if (fd >= 0) closeFd(fd);
+      this.emit('close');
+    };
+    const r = this.receiver;
+    if (!r) process.nextTick(finish);
+    else {
+      r.ref(); // the reader's exit is what 'close' waits for: keep the process up until then
+      r.close().then(finish, finish);
+    }
+    return this;
+  }
+
+  ref(): this {
+    this.referenced = true;
+    if (this.isOpen) this.keepAlive?.ref();
+    return this;
+  }
+
+  unref(): this {
+    this.referenced = false;
+    this.keepAlive?.unref();
+    return this;
+  }
+
+  getSendQueueSize(): number {
+    return this.sends?.bytes ?? 0;
+  }
+
+  getSendQueueCount(): number {
+    return this.sends?.count ?? 0;
+  }
+
+  /** sockbuf: what the socket received, what the kernel and the reader dropped, what it sent. */
+  stats(): DgramSocketStats {
+    return socketStats(this.receiver, this.sends, this.isOpen ? this.fd : -1);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    if (!this.isOpen) return Promise.resolve();
+    return new Promise((resolve) => this.close(() => resolve()));
+  }
+}
+
+/** node:dgram's createSocket(type | options[, listener]). */
+export function createSocket(
+  type: SocketType | SocketOptions,
+  listener?: (msg: Buffer, rinfo: import('./socket-receive.js').RemoteInfo) => void,
+): Socket {
+  return new Socket(type, listener as (msg: Buffer, rinfo: unknown) => void);
+}
