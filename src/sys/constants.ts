@@ -125,7 +125,9 @@ export const EAGAIN = 11;
 export const ENODEV = 19;
 export const EINVAL = 22;
 export const EMSGSIZE = 90;
+export const EADDRNOTAVAIL = 99;
 export const ENOBUFS = 105;
+export const ENOTCONN = 107;
 export const ETIMEDOUT = 110;
 export const EINPROGRESS = 115;
 

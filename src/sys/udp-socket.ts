@@ -22,7 +22,6 @@ import {
   IPV6_MULTICAST_IF,
   MCAST_JOIN_SOURCE_GROUP,
   MCAST_LEAVE_SOURCE_GROUP,
-  MSG_DONTWAIT,
   SHUT_RD,
   SOCK_CLOEXEC,
   SOCK_DGRAM,
@@ -173,15 +172,4 @@ export function multicastInterface(fd: number, family: 4 | 6, iface: string): nu
   const b = Buffer.alloc(4);
   b.writeInt32LE(index, 0);
   return setBuf(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, b);
-}
-
-/** sendto(2) of one datagram (to the connected peer when `to` is undefined); bytes sent or −errno. */
-export function sendOne(
-  fd: number,
-  data: Uint8Array,
-  to: { address: string; port: number } | undefined,
-): number {
-  if (!to) return rc(Number(fn('sendto')(fd, data, data.length, MSG_DONTWAIT, null, 0)));
-  const sa = encodeSockaddr({ host: to.address, port: to.port });
-  return rc(Number(fn('sendto')(fd, data, data.length, MSG_DONTWAIT, sa, sa.length)));
 }

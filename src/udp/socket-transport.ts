@@ -1,20 +1,13 @@
-// What the dgram socket's send queue sends through. TEMPORARY: one sendto per datagram, until the
-// application sender's trySendBatch (sendmmsg, GSO) lands; then this file becomes a UdpSender on the fd.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { EAGAIN } from '../sys/constants.js';
-import { sendOne } from '../sys/udp-socket.js';
+// What the dgram socket's send queue sends through: the application sender (sendmmsg, GSO for runs of
+// equal-size datagrams to one destination) on the socket's own descriptor, which it never closes.
+import { writable } from '../sys/mmsg.js';
+import { createUdpSender } from './sender.js';
 import type { BatchTransport } from './socket-send.js';
 
 export function socketTransport(fd: number): BatchTransport {
+  const sender = createUdpSender({ fd });
   return {
-    trySendBatch(datagrams, to, from, end) {
-      for (let i = from; i < end; i++) {
-        const r = sendOne(fd, datagrams[i], to?.[i]);
-        if (r === -EAGAIN) return i - from;
-        if (r < 0) throw { errno: -r, index: i, count: 1 };
-      }
-      return end - from;
-    },
-    writable: (ms) => sleep(Math.min(ms, 1)),
+    trySendBatch: (datagrams, to, from, end) => sender.trySendBatch(datagrams, to, from, end),
+    writable: (ms) => writable(fd, ms),
   };
 }
