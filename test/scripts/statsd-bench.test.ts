@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { rcvbufOf, ROOT, settle, startStatsd, type Variant } from '../../scripts/lib/statsd.js';
+import { ROOT, rcvbufOf, settle, startStatsd, type Variant } from '../../scripts/lib/statsd.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/statsd-bench.ts', import.meta.url));
 const KEYS = 16;
