@@ -63,8 +63,8 @@ function readSources(dir = SRC, out: SourceFile[] = []): SourceFile[] {
 const folderOf = (path: string) => (path.includes('/') ? path.split('/')[0] : path.replace(/\.ts$/, ''));
 const isPackage = (spec: string, name: string) => spec === name || spec.startsWith(`${name}/`);
 const isLocal = (spec: string) => spec.endsWith('.ts');
-/** The package's entry points: `sockbuf`, `sockbuf/tools` (and `sockbuf/dgram` where it exists). */
-const ENTRIES = ['index.ts', 'tools.ts', 'dgram.ts'];
+/** The package's entry points: `sockbuf`, `sockbuf/tools`, `sockbuf/dgram` and `sockbuf/dgram/register`. */
+const ENTRIES = ['index.ts', 'tools.ts', 'dgram.ts', 'dgram-register.ts'];
 
 /** Cycles between folders: each as `a → b → a`, with one import that makes each step. */
 export function folderCycles(files: SourceFile[]): string[] {
