@@ -47,8 +47,6 @@ export class UdpBlast {
   private gsoFallback: string | undefined;
   private readonly buf: Buffer;
   private readonly view: DataView;
-  /** One view per datagram slot of buf, made once. */
-  private readonly views: Buffer[] = [];
   /** The data header being stamped, one object reused for every datagram. */
   private readonly header: DatagramHeader = { magic: DATA_MAGIC, flow: 0, seq: 0, sendUs: 0 };
   private next = 0;
@@ -84,8 +82,6 @@ export class UdpBlast {
     this.capacity = batch * this.segs;
     this.buf = Buffer.alloc(Math.max(this.capacity * this.size, HEADER_BYTES));
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
-    for (let i = 0; i < this.capacity; i++)
-      this.views.push(this.buf.subarray(i * this.size, (i + 1) * this.size));
     const open = (host: string) => this.open(host, flows, batch, o.sndbuf);
     // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
     if (isIP(this.to.host)) open(this.to.host);
@@ -149,7 +145,7 @@ export class UdpBlast {
     }
     let done: number;
     try {
-      done = flow.sender.trySendBatch(this.views, undefined, 0, n);
+      done = flow.sender.trySendSegments(this.buf, size, undefined, 0, n);
       if (done === 0) this.blocked++;
     } catch (e) {
       if (!(e instanceof UdpSendError)) throw e;

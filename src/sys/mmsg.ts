@@ -142,6 +142,11 @@ export function findIntCmsg(buf: Buffer, offset: number, len: number, level: num
   return undefined;
 }
 
+/** The address of a view's first byte, as a number (user-space addresses fit in 2^53). */
+export function addressOfView(view: Uint8Array): number {
+  return Number(addressOf(view));
+}
+
 /** CMSG_SPACE(sizeof(u16)): one cmsghdr (16 bytes) and a u16 segment size, aligned to 8. */
 export const CMSG_U16_SPACE = 24;
 const TWO_32 = 4294967296;
@@ -212,8 +217,15 @@ export class SendVec {
    * connected peer), cut into datagrams of `segment` bytes by the kernel (0: one datagram).
    */
   setMessage(i: number, offset: number, length: number, slot: number, segment: number): void {
+    this.setMessageAt(i, this.dataBase + offset, length, slot, segment);
+  }
+
+  /**
+   * setMessage with the data elsewhere: at address `addr` (from addressOfView of a buffer the caller
+   * keeps alive and unchanged until the send returns).
+   */
+  setMessageAt(i: number, addr: number, length: number, slot: number, segment: number): void {
     const v = i << 2;
-    const addr = this.dataBase + offset;
     this.iov32[v] = addr >>> 0;
     this.iov32[v + 1] = Math.floor(addr / TWO_32);
     this.iov32[v + 2] = length;

@@ -3,6 +3,7 @@
 // look as if it refused (as quic-go's QUIC_GO_DISABLE_GSO), to test and to work around the fallbacks.
 
 import { EnvironmentError, UsageError } from '../errors.js';
+import { EIO, ERRNO_NAMES } from '../sys/constants.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
 
 export type OffloadOption = boolean | 'auto';
@@ -35,3 +36,34 @@ export const groRefusal = () =>
 
 export const groAvailable = (o: OffloadOption) => decide(o, udpOffload().gro, 'gro');
 export const gsoAvailable = (o: OffloadOption) => decide(o, udpOffload().segment, 'gso');
+
+/** Why GSO was refused: the errno name, and the segment size refused (none after EIO: all of it). */
+export interface GsoRefusal {
+  code: string;
+  segment?: number;
+}
+
+/**
+ * What a sender remembers of the kernel's refusals of UDP_SEGMENT. EIO (a device without checksum
+ * offload, or no checksum at all) refuses every size; EMSGSIZE or EINVAL (a segment larger than the
+ * path's MTU) that size and larger. Pure.
+ */
+export class GsoLimit {
+  /** GSO only for segments up to this many bytes (0: none). */
+  max: number;
+  refusal: GsoRefusal | undefined;
+  constructor(on: boolean) {
+    this.max = on ? 65507 : 0;
+  }
+
+  /** Remembers a refusal of a run of `segment`-byte datagrams; the warning to give, the first time. */
+  refuse(errno: number, segment: number): string | undefined {
+    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    const first = this.refusal === undefined;
+    this.max = errno === EIO ? 0 : Math.min(this.max, segment - 1);
+    this.refusal = errno === EIO ? { code } : { code, segment };
+    if (!first) return undefined;
+    const what = errno === EIO ? 'the device does not take UDP_SEGMENT' : `segments of ${segment} bytes`;
+    return `sockbuf: GSO refused (${code}: ${what}); those datagrams went one by one`;
+  }
+}

@@ -79,13 +79,13 @@ export function checkSndbuf(sndbuf: number | string | undefined): number | undef
 }
 
 /** A datagram of a batch: a Uint8Array (Buffer) of at most MAX_DATAGRAM bytes. */
-export function badDatagram(d: unknown, index: number): UsageError {
+export function badDatagram(d: unknown, index: number, option = `datagrams[${index}]`): UsageError {
   const what = d instanceof Uint8Array ? `${d.length} bytes` : d === null ? 'null' : `a ${typeof d}`;
   const expected =
     d instanceof Uint8Array
       ? `at most ${MAX_DATAGRAM} bytes, the largest UDP payload`
       : 'a Buffer or Uint8Array';
-  return UsageError.invalid(`datagrams[${index}]`, what, expected);
+  return UsageError.invalid(option, what, expected);
 }
 
 /** `{ host, port }` of a destination given to sendBatch: an address, never a name (nothing resolves there). */
@@ -101,4 +101,23 @@ export function parseTarget(t: UdpTarget, option: string): HostPort {
   if (!isIP(hp.host))
     throw UsageError.invalid(option, hp.host, "an IP address: resolve names first, or give the sender's to");
   return hp;
+}
+
+/** A batch's arguments: datagrams [from, end) are Buffers of at most MAX_DATAGRAM bytes, `to` long enough. */
+export function checkDatagrams(
+  datagrams: readonly Uint8Array[],
+  to: UdpTarget | readonly UdpTarget[] | undefined,
+  from: number,
+  end: number,
+): void {
+  if (!Array.isArray(datagrams))
+    throw UsageError.invalid('datagrams', typeof datagrams, 'an array of Buffers');
+  if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end > datagrams.length || from > end)
+    throw UsageError.invalid('from/end', `${from}/${end}`, `0 ≤ from ≤ end ≤ ${datagrams.length}`);
+  for (let i = from; i < end; i++) {
+    const d = datagrams[i];
+    if (!(d instanceof Uint8Array) || d.length > MAX_DATAGRAM) throw badDatagram(d, i);
+  }
+  if (Array.isArray(to) && to.length < end)
+    throw UsageError.invalid('to', `${to.length} destinations`, `one per datagram: ${end}`);
 }

@@ -4,8 +4,11 @@
 // allows). Where the kernel refuses GSO (EIO: a device without checksum offload; EINVAL/EMSGSIZE: a
 // segment larger than the path's MTU) the refused run goes again as plain datagrams and the refusal is
 // remembered (all GSO after EIO; that segment size and larger after EINVAL/EMSGSIZE).
-// Payloads are copied into the sender's own memory before the call, so the caller may reuse its
-// buffers as soon as trySendBatch returns (for sendBatch: once its promise settles).
+// sendBatch copies the payloads into the sender's own memory before the call (so the caller may reuse
+// its buffers as soon as trySendBatch returns; for sendBatch, once its promise settles). sendSegments
+// sends one buffer of equal-size datagrams laid end to end straight from the caller's memory, the
+// way UDP_SEGMENT itself takes them: no copy, nothing per datagram but the kernel's work (the
+// benchmark tool's blast sends this way, stamping its header into the buffer first).
 import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
@@ -22,37 +25,31 @@ import {
   SOL_SOCKET,
 } from '../sys/constants.js';
 import { call } from '../sys/libc.js';
-import { SendVec, writable } from '../sys/mmsg.js';
+import { addressOfView, SendVec, writable } from '../sys/mmsg.js';
 import { encodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd, createSocket, getIntOption, setIntOption } from '../sys/socket.js';
 import { MAX_SEGMENTS } from './gro.js';
-import { gsoAvailable } from './offload.js';
+import { GsoLimit, type GsoRefusal, gsoAvailable } from './offload.js';
+import { type Dest, Destinations } from './send-targets.js';
 import {
   badDatagram,
   checkBatch,
+  checkDatagrams,
   checkSndbuf,
   MAX_DATAGRAM,
-  parseTarget,
   UdpSendError,
   type UdpSenderOptions,
   type UdpSenderStats,
   type UdpTarget,
 } from './sender-options.js';
 
+export type { GsoRefusal } from './offload.js';
 export type { UdpSenderOptions, UdpSenderStats, UdpTarget } from './sender-options.js';
 export { MAX_DATAGRAM, UdpSendError } from './sender-options.js';
 
-export interface GsoRefusal {
-  code: string;
-  segment?: number;
-}
-
-/** A destination, its sockaddr encoded once. */
-interface Dest {
-  host: string;
-  port: number;
-  sa: Buffer;
-}
+const BLOCKED = 1;
+const REFUSED = 2;
+const EMPTY: readonly Uint8Array[] = [];
 
 /** Staging memory for one sendmmsg: starts small, grows (doubling) to this when calls fill it. */
 const MIN_STAGING = 128 * 1024;
@@ -70,12 +67,10 @@ export class UdpSender {
   private readonly counts: Int32Array;
   private readonly lens: Int32Array;
   private readonly segs: Int32Array;
-  /** GSO only for segments up to this size (0: off). */
-  private gsoMax: number;
-  private refusal: GsoRefusal | undefined;
-  private readonly dests = new Map<string, Dest>();
-  private lastTarget: UdpTarget | undefined;
-  private lastDest: Dest | undefined;
+  private readonly gso: GsoLimit;
+  private readonly dests = new Destinations();
+  /** Why the last flush stopped short: BLOCKED (EAGAIN) or REFUSED (GSO); 0 when all went. */
+  private stop = 0;
   private closed = false;
   private opening: Promise<void> | undefined;
   private readonly counters: UdpSenderStats = {
@@ -95,7 +90,7 @@ export class UdpSender {
     const sndbuf = checkSndbuf(o.sndbuf);
     if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
       throw UsageError.invalid('type', String(o.type), 'udp4 or udp6');
-    this.gsoMax = gsoAvailable(o.gso ?? 'auto') ? MAX_DATAGRAM : 0;
+    this.gso = new GsoLimit(gsoAvailable(o.gso ?? 'auto'));
     this.starts = new Int32Array(this.batch);
     this.counts = new Int32Array(this.batch);
     this.lens = new Int32Array(this.batch);
@@ -152,7 +147,7 @@ export class UdpSender {
 
   /** Whether runs of equal-size datagrams go as GSO messages (false once the kernel refused it all). */
   get usingGso(): boolean {
-    return this.gsoMax > 0;
+    return this.gso.max > 0;
   }
 
   /**
@@ -160,7 +155,7 @@ export class UdpSender {
    * larger no longer go with GSO; without a segment, EIO, none does).
    */
   get gsoRefusal(): GsoRefusal | undefined {
-    return this.refusal;
+    return this.gso.refusal;
   }
 
   stats(): UdpSenderStats {
@@ -171,48 +166,10 @@ export class UdpSender {
     return this.to && formatHostPort(this.to);
   }
 
-  private dest(t: UdpTarget, option: string): Dest {
-    if (t === this.lastTarget && this.lastDest) return this.lastDest;
-    let d: Dest | undefined;
-    if (typeof t === 'string') d = this.dests.get(t);
-    else if (t !== null && typeof t === 'object') {
-      const host = 'address' in t ? t.address : t.host;
-      const last = this.lastDest;
-      if (last && last.host === host && last.port === t.port) d = last;
-      else d = this.dests.get(`${host}|${t.port}`);
-    }
-    if (!d) {
-      const hp = parseTarget(t, option);
-      const key = `${hp.host}|${hp.port}`;
-      d = this.dests.get(key) ?? { host: hp.host, port: hp.port, sa: encodeSockaddr(hp) };
-      if (this.dests.size > 4096) this.dests.clear();
-      this.dests.set(key, d);
-      if (typeof t === 'string') this.dests.set(t, d);
-    }
-    this.lastTarget = t;
-    this.lastDest = d;
-    return d;
-  }
-
-  private check(
-    datagrams: readonly Uint8Array[],
-    to: UdpTarget | readonly UdpTarget[] | undefined,
-    from: number,
-    end: number,
-  ) {
+  private usable(): void {
     if (this.closed) throw new UsageError('sendBatch: the sender is closed', 'sendBatch');
     if (this.fdValue < 0)
       throw new UsageError('sendBatch before ready(): the host name is still resolving', 'sendBatch');
-    if (!Array.isArray(datagrams))
-      throw UsageError.invalid('datagrams', typeof datagrams, 'an array of Buffers');
-    if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end > datagrams.length || from > end)
-      throw UsageError.invalid('from/end', `${from}/${end}`, `0 ≤ from ≤ end ≤ ${datagrams.length}`);
-    for (let i = from; i < end; i++) {
-      const d = datagrams[i];
-      if (!(d instanceof Uint8Array) || d.length > MAX_DATAGRAM) throw badDatagram(d, i);
-    }
-    if (Array.isArray(to) && to.length < end)
-      throw UsageError.invalid('to', `${to.length} destinations`, `one per datagram: ${end}`);
   }
 
   /**
@@ -227,16 +184,17 @@ export class UdpSender {
     from = 0,
     end = datagrams.length,
   ): number {
-    this.check(datagrams, to, from, end);
+    this.usable();
+    checkDatagrams(datagrams, to, from, end);
     const each = Array.isArray(to) ? (to as readonly UdpTarget[]) : undefined;
-    const one = each || to === undefined ? undefined : this.dest(to as UdpTarget, 'to');
+    const one = each || to === undefined ? undefined : this.dests.get(to as UdpTarget, 'to');
     let i = from;
     let sent = 0;
     while (i < end) {
       const vec = this.staging(datagrams, i, end);
       const data = vec.data;
       const cap = data.length;
-      const gsoMax = this.gsoMax;
+      const gsoMax = this.gso.max;
       let m = 0;
       let off = 0;
       let prev: Dest | undefined;
@@ -246,7 +204,7 @@ export class UdpSender {
         const d = datagrams[i];
         const len = d.length;
         if (off + len > cap) break;
-        const dest = each ? this.dest(each[i], `to[${i}]`) : one;
+        const dest = each ? this.dests.get(each[i], `to[${i}]`) : one;
         if (dest !== prev) {
           prev = dest;
           slot = dest ? m : -1;
@@ -260,7 +218,7 @@ export class UdpSender {
             const e = datagrams[i + n];
             const el = e.length;
             if (el > len || el === 0 || total + el > MAX_DATAGRAM || off + total + el > cap) break;
-            if (each && this.dest(each[i + n], `to[${i + n}]`) !== dest) break;
+            if (each && this.dests.get(each[i + n], `to[${i + n}]`) !== dest) break;
             data.set(e, off + total);
             total += el;
             n++;
@@ -268,62 +226,110 @@ export class UdpSender {
           }
         }
         vec.setMessage(m, off, total, slot, n > 1 ? len : 0);
-        this.starts[m] = i;
-        this.counts[m] = n;
-        this.lens[m] = total;
-        this.segs[m] = len;
+        this.note(m, i, n, total, len);
         m++;
         i += n;
         off += total;
       }
-      // send messages [0, m): a short count means message k would block or failed (retried alone)
-      for (let k = 0; k < m; ) {
-        const r = vec.send(this.fdValue, k, m - k);
-        this.counters.calls++;
-        if (r > 0) {
-          for (let j = k; j < k + r; j++) {
-            sent += this.counts[j];
-            this.counters.datagrams += this.counts[j];
-            this.counters.bytes += this.lens[j];
-            if (this.counts[j] > 1) this.counters.gsoMessages++;
-          }
-          k += r;
-          continue;
-        }
-        const errno = -r;
-        if (errno === EINTR) continue;
-        if (errno === EAGAIN) {
-          this.counters.blocked++;
-          return sent;
-        }
-        if (this.counts[k] > 1 && (errno === EIO || errno === EINVAL || errno === EMSGSIZE)) {
-          this.refuse(errno, this.segs[k]);
-          i = this.starts[k]; // fill again from the refused run, without GSO at its size
-          break;
-        }
-        const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-        this.counters.errorsByCode[code] = (this.counters.errorsByCode[code] ?? 0) + 1;
-        throw new UdpSendError(errno, this.starts[k], this.counts[k], sent);
+      const k = this.flush(vec, m, sent);
+      for (let j = 0; j < k; j++) sent += this.counts[j];
+      if (k < m) {
+        if (this.stop === BLOCKED) return sent;
+        i = this.starts[k]; // GSO refused: fill again from that run, which now goes plain
       }
     }
     return sent;
   }
 
-  /** Remembers a refusal of GSO: all of it after EIO, this segment size and above otherwise. */
-  private refuse(errno: number, segment: number): void {
-    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-    const first = this.refusal === undefined;
-    if (errno === EIO) {
-      this.gsoMax = 0;
-      this.refusal = { code };
-    } else {
-      this.gsoMax = Math.min(this.gsoMax, segment - 1);
-      this.refusal = { code, segment };
+  /**
+   * Sends `data` as datagrams of `segment` bytes laid end to end (the last may be shorter), datagrams
+   * [from, end), without waiting and without copying: up to 64 datagrams per GSO message straight
+   * from `data`. Returns how many datagrams the kernel took; otherwise as trySendBatch.
+   */
+  trySendSegments(data: Uint8Array, segment: number, to?: UdpTarget, from = 0, end?: number): number {
+    if (!(data instanceof Uint8Array)) throw badDatagram(data, 0, 'data');
+    if (!Number.isInteger(segment) || segment < 1 || segment > MAX_DATAGRAM)
+      throw UsageError.invalid('segment', segment, `a whole number from 1 to ${MAX_DATAGRAM}`);
+    const all = Math.ceil(data.length / segment);
+    const count = end ?? all;
+    this.usable();
+    if (!Number.isInteger(from) || !Number.isInteger(count) || from < 0 || count > all || from > count)
+      throw UsageError.invalid('from/end', `${from}/${count}`, `0 ≤ from ≤ end ≤ ${all}`);
+    const slot = to === undefined ? -1 : 0;
+    const dest = to === undefined ? undefined : this.dests.get(to, 'to');
+    const base = count > from ? addressOfView(data) : 0;
+    let i = from;
+    let sent = 0;
+    while (i < count) {
+      const vec = this.staging(EMPTY, 0, 0);
+      if (dest) vec.setName(0, dest.sa);
+      const per = segment <= this.gso.max ? Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / segment)) : 1;
+      let m = 0;
+      for (; m < this.batch && i < count; m++) {
+        const n = Math.min(per, count - i);
+        const at = i * segment;
+        const total = Math.min(n * segment, data.length - at);
+        vec.setMessageAt(m, base + at, total, slot, n > 1 ? segment : 0);
+        this.note(m, i, n, total, segment);
+        i += n;
+      }
+      const k = this.flush(vec, m, sent);
+      for (let j = 0; j < k; j++) sent += this.counts[j];
+      if (k < m) {
+        if (this.stop === BLOCKED) return sent;
+        i = this.starts[k];
+      }
     }
-    if (first)
-      this.onWarning(
-        `sockbuf: GSO refused (${code}${errno === EIO ? ': the device does not take UDP_SEGMENT' : `: segments of ${segment} bytes`}); those datagrams went one by one`,
-      );
+    return sent;
+  }
+
+  private note(m: number, first: number, n: number, bytes: number, segment: number): void {
+    this.starts[m] = first;
+    this.counts[m] = n;
+    this.lens[m] = bytes;
+    this.segs[m] = segment;
+  }
+
+  /**
+   * sendmmsg of messages [0, m) until all went, the socket buffer is full (stop = BLOCKED) or GSO
+   * was refused (stop = REFUSED, remembered); returns how many messages went. A refused message
+   * throws UdpSendError (`before`: datagrams of the call that went before this flush).
+   */
+  private flush(vec: SendVec, m: number, before: number): number {
+    this.stop = 0;
+    let k = 0;
+    while (k < m) {
+      const r = vec.send(this.fdValue, k, m - k);
+      this.counters.calls++;
+      if (r > 0) {
+        for (let j = k; j < k + r; j++) {
+          this.counters.datagrams += this.counts[j];
+          this.counters.bytes += this.lens[j];
+          if (this.counts[j] > 1) this.counters.gsoMessages++;
+        }
+        k += r;
+        continue;
+      }
+      const errno = -r;
+      if (errno === EINTR) continue;
+      if (errno === EAGAIN) {
+        this.counters.blocked++;
+        this.stop = BLOCKED;
+        return k;
+      }
+      if (this.counts[k] > 1 && (errno === EIO || errno === EINVAL || errno === EMSGSIZE)) {
+        const warning = this.gso.refuse(errno, this.segs[k]);
+        if (warning) this.onWarning(warning);
+        this.stop = REFUSED;
+        return k;
+      }
+      const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+      this.counters.errorsByCode[code] = (this.counters.errorsByCode[code] ?? 0) + 1;
+      let sent = before;
+      for (let j = 0; j < k; j++) sent += this.counts[j];
+      throw new UdpSendError(errno, this.starts[k], this.counts[k], sent);
+    }
+    return k;
   }
 
   /** The staging memory, grown (doubling, to MAX_STAGING) when the datagrams left need more. */
@@ -346,18 +352,27 @@ export class UdpSender {
    * of them). Rejects with UdpSendError at the first refused message (its `index` and `count` say
    * which datagrams, `sent` how many went before: the caller may go on from index + count).
    */
-  async sendBatch(datagrams: readonly Uint8Array[], to?: UdpTarget | readonly UdpTarget[]): Promise<number> {
+  sendBatch(datagrams: readonly Uint8Array[], to?: UdpTarget | readonly UdpTarget[]): Promise<number> {
+    return this.whole(datagrams?.length ?? 0, (at) => this.trySendBatch(datagrams, to, at));
+  }
+
+  /** trySendSegments until every datagram of `data` went, waiting while the socket buffer is full. */
+  sendSegments(data: Uint8Array, segment: number, to?: UdpTarget): Promise<number> {
+    const count = data instanceof Uint8Array && segment > 0 ? Math.ceil(data.length / segment) : 0;
+    return this.whole(count, (at) => this.trySendSegments(data, segment, to, at));
+  }
+
+  private async whole(count: number, from: (at: number) => number): Promise<number> {
     if (this.opening) await this.opening;
-    const end = datagrams?.length ?? 0;
     let at = 0;
     for (;;) {
       try {
-        at += this.trySendBatch(datagrams, to, at, end);
+        at += from(at);
       } catch (e) {
         if (e instanceof UdpSendError) e.sent += at;
         throw e;
       }
-      if (at >= end) return end;
+      if (at >= count) return count;
       await writable(this.fdValue, 50);
     }
   }

@@ -86,6 +86,28 @@ for (const host of ['127.0.0.1', '::1']) {
   });
 }
 
+test('sendSegments: one buffer cut into datagrams of a size (the last shorter), without a copy', async () => {
+  const p = await peer('::1');
+  const s = createUdpSender({ type: 'udp6' });
+  try {
+    const buf = randomBytes(100 * 70 + 30);
+    const at = (i: number) => buf.subarray(i * 70, Math.min(buf.length, i * 70 + 70));
+    const to = { address: '::1', port: p.port };
+    assert.equal(await s.sendSegments(buf, 70, to), 101);
+    assert.equal(s.trySendSegments(buf, 70, to, 98, 100), 2, 'a window of datagrams [98, 100)');
+    assert.ok(await until(() => p.got.length >= 103), `${p.got.length}`);
+    assert.deepEqual(p.got, [...Array.from({ length: 101 }, (_, i) => at(i)), at(98), at(99)]);
+    assert.equal(p.got[100].length, 30, 'the short last one');
+    // 64 + 37 with GSO, then the window of 2 (one GSO message)
+    if (gso) assert.equal(s.stats().gsoMessages, 3, JSON.stringify(s.stats()));
+    assert.throws(() => s.trySendSegments(buf, 0), /segment: '0'/);
+    assert.throws(() => s.trySendSegments(buf, 70, to, 5, 200), /from\/end: '5\/200'/);
+  } finally {
+    s.close();
+    p.close();
+  }
+});
+
 test('one destination per datagram: runs break where the destination changes; rinfo-shaped and HOST:PORT targets', async () => {
   const a = await peer('127.0.0.1');
   const b = await peer('::1');
