@@ -86,7 +86,7 @@ export interface InspectedSocket {
   flags: Flag[];
 }
 
-const endpointKey = (h: string, p: number) => `${h.replace(/^::ffff:/, '')}|${p}`;
+const endpointKey = (h: string, p: number) => `${h.startsWith('::ffff:') ? h.slice(7) : h}|${p}`;
 const connKey = (s: DiagSocket) =>
   `${s.protocol}|${endpointKey(s.localHost, s.localPort)}|${endpointKey(s.remoteHost, s.remotePort)}`;
 const peerKey = (s: DiagSocket) =>
