@@ -1,7 +1,6 @@
 // The report's pages with the five seeds of src/bench/seeds: what `sockbuf bench`, `sockbuf report` and a
 // program through the public entry render. The page renderers in src/bench/report are given the seeds.
 import { htmlPage, type RenderOptions } from './report/html.js';
-import { seedsMarkdown } from './report/markdown.js';
 import type { ResultsDocument } from './report/results.js';
 import { textReport } from './report/text.js';
 import { SEEDS } from './seeds/index.js';
@@ -14,9 +13,4 @@ export function renderHtml(input: ResultsDocument | ResultsDocument[], opts: Ren
 /** The tables and one verdict line per seed, as text for stdout. */
 export function reportText(doc: ResultsDocument): string {
   return textReport(doc, SEEDS);
-}
-
-/** docs/seeds.md from a quick-suite run. */
-export function seedsPage(doc: ResultsDocument): string {
-  return seedsMarkdown(doc, SEEDS);
 }

@@ -15,15 +15,12 @@ export const SOCK_CLOEXEC = 0o2000000;
 
 export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
-export const SO_TYPE = 3;
 export const SO_ERROR = 4;
 export const SO_BROADCAST = 6;
 export const SO_SNDBUF = 7;
 export const SO_RCVBUF = 8;
 export const SO_REUSEPORT = 15;
-export const SO_RCVLOWAT = 18;
 export const SO_RCVTIMEO = 20; // SO_RCVTIMEO_OLD: struct timeval
-export const SO_SNDBUFFORCE = 32;
 export const SO_RCVBUFFORCE = 33;
 export const SO_RXQ_OVFL = 40;
 export const SO_MEMINFO = 55;
@@ -52,33 +49,20 @@ export const IPV6_DROP_MEMBERSHIP = 21;
 export const MCAST_JOIN_SOURCE_GROUP = 46;
 export const MCAST_LEAVE_SOURCE_GROUP = 47;
 
-export const TCP_NODELAY = 1;
-export const TCP_MAXSEG = 2;
 export const TCP_INFO = 11;
 export const TCP_CONGESTION = 13;
-export const TCP_NOTSENT_LOWAT = 25;
 
 export const UDP_SEGMENT = 103;
 export const UDP_GRO = 104;
 
-export const MSG_PEEK = 0x2;
 export const MSG_CTRUNC = 0x8;
 export const MSG_TRUNC = 0x20;
 export const MSG_DONTWAIT = 0x40;
-export const MSG_WAITALL = 0x100;
-export const MSG_NOSIGNAL = 0x4000;
-export const MSG_WAITFORONE = 0x10000;
 
 export const SHUT_RD = 0;
-export const SHUT_WR = 1;
-export const SHUT_RDWR = 2;
 
 export const POLLIN = 0x1;
-export const POLLPRI = 0x2;
 export const POLLOUT = 0x4;
-export const POLLERR = 0x8;
-export const POLLHUP = 0x10;
-export const POLLNVAL = 0x20;
 
 export const F_GETFL = 3;
 export const F_SETFL = 4;

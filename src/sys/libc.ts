@@ -12,12 +12,11 @@ const require = createRequire(import.meta.url);
 let koffiMod: any;
 const fns = new Map<string, Fn>();
 
-const PROTOTYPES: Record<string, string> = {
+const PROTOTYPES = {
   socket: 'int socket(int, int, int)',
   bind: 'int bind(int, void *, uint32_t)',
   connect: 'int connect(int, void *, uint32_t)',
   listen: 'int listen(int, int)',
-  accept4: 'int accept4(int, void *, void *, int)',
   close: 'int close(int)',
   shutdown: 'int shutdown(int, int)',
   setsockopt: 'int setsockopt(int, int, int, void *, uint32_t)',
@@ -26,8 +25,6 @@ const PROTOTYPES: Record<string, string> = {
   getpeername: 'int getpeername(int, void *, void *)',
   recvmmsg: 'int recvmmsg(int, void *, unsigned int, int, void *)',
   sendmmsg: 'int sendmmsg(int, void *, unsigned int, int)',
-  recvmsg: 'long recvmsg(int, void *, int)',
-  sendmsg: 'long sendmsg(int, void *, int)',
   recv: 'long recv(int, void *, size_t, int)',
   send: 'long send(int, void *, size_t, int)',
   sendto: 'long sendto(int, void *, size_t, int, void *, uint32_t)',
@@ -42,14 +39,8 @@ const PROTOTYPES: Record<string, string> = {
   read: 'long read(int, void *, size_t)',
   write: 'long write(int, void *, size_t)',
   fcntl: 'int fcntl(int, int, long)',
-  sched_setaffinity: 'int sched_setaffinity(int, size_t, void *)',
-  sched_getaffinity: 'int sched_getaffinity(int, size_t, void *)',
-  setns: 'int setns(int, int)',
   open: 'int open(const char *, int, int)',
-  pipe2: 'int pipe2(void *, int)',
-  clock_gettime: 'int clock_gettime(int, void *)',
-  clock_nanosleep: 'int clock_nanosleep(int, int, void *, void *)',
-};
+} as const satisfies Record<string, string>;
 
 /** koffi itself, for the struct helpers of src/sys. Throws LinuxOnlyError elsewhere. */
 // biome-ignore lint/suspicious/noExplicitAny: koffi's module object

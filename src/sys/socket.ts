@@ -116,13 +116,6 @@ export function localEndpoint(fd: number): Endpoint | undefined {
   return decodeSockaddr(b);
 }
 
-/** Pins the calling thread (pid 0) or process to the given CPUs. */
-export function setAffinity(cpus: number[], pid = 0): void {
-  const mask = Buffer.alloc(128);
-  for (const c of cpus) mask[c >> 3] |= 1 << (c & 7);
-  call('sched_setaffinity', pid, mask.length, mask);
-}
-
 // ---- Node bridge --------------------------------------------------------------------------
 
 interface HandleLike {

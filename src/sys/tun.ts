@@ -21,7 +21,6 @@ export const TUN_F_USO4 = 0x20;
 export const TUN_F_USO6 = 0x40;
 /** struct virtio_net_hdr: flags, gso_type, hdr_len, gso_size, csum_start, csum_offset. */
 export const VNET_HDR_LEN = 10;
-export const VIRTIO_NET_HDR_GSO_NONE = 0;
 const IFNAMSIZ = 16;
 const IFREQ_SIZE = 40;
 

@@ -2,15 +2,13 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole, LIMITS } from '../policy/limits.js';
+import { checkWhole } from '../policy/limits.js';
 import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
 
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
-/** Messages per sendmmsg: the kernel takes up to UIO_MAXIOV (1024). */
-export const MAX_BATCH = LIMITS.batch.max;
 
 export interface UdpSenderOptions {
   /**
