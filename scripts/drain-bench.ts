@@ -27,6 +27,8 @@ export interface Run {
   seconds: number;
   bytesPerSecond: number;
   reads: number;
+  /** The receiving process's CPU time (user + system): C from its start, the sink from ready. */
+  cpuSeconds: number;
 }
 
 interface Options {
@@ -156,6 +158,8 @@ async function runOnce(o: Options, cBin: string, dir: string, r: Receiver, round
       );
     const sent = await tx.line((l) => 'frames' in l, 0);
     const got = await rx.line(r.done, 0);
+    // an older build's sink (--baseline) may not say its CPU
+    const cpu = await rx.line((l) => 'cpuSeconds' in l, 0).catch(() => ({}) as Line);
     // the sink's connection line: bytes, seconds and bytes/s from accept to close, and its reads
     const reads = typeof got.reader === 'object' ? num(got.reader as Line, 'reads') : num(got, 'reads');
     const want = num(sent, 'bytes') + (r.hello?.length ?? 0);
@@ -168,6 +172,7 @@ async function runOnce(o: Options, cBin: string, dir: string, r: Receiver, round
       seconds: num(got, 'seconds'),
       bytesPerSecond: num(got, 'bytesPerSecond'),
       reads,
+      cpuSeconds: num(cpu, 'cpuSeconds'),
     };
   } finally {
     rx.child.kill('SIGKILL');
@@ -182,6 +187,8 @@ export interface Summary {
   runsBytesPerSecond: number[];
   /** The median over rounds of this receiver's rate ÷ the C receiver's in the same round. */
   pairedRatioToC: number;
+  /** The median over rounds of the receiving process's CPU time per GB (1e9 bytes). */
+  cpuMsPerGB: number;
   meanReadBytes: number;
 }
 
@@ -195,6 +202,8 @@ export interface DrainBench {
     bestFixed: string;
     adaptiveVsBestFixed: number;
     framedVsPlain: number;
+    /** C's CPU per byte ÷ adaptive's: about the rate ratio on cores of their own, were the receiver the bottleneck. */
+    cpuCVsAdaptive: number;
   };
 }
 
@@ -217,6 +226,7 @@ function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]):
           (x) => x.bytesPerSecond / (cRuns.find((y) => y.round === x.round)?.bytesPerSecond ?? Number.NaN),
         ),
       ),
+      cpuMsPerGB: median(mine.map((x) => (x.cpuSeconds * 1e12) / x.bytes)),
       meanReadBytes: best.reads ? best.bytes / best.reads : 0,
     };
   });
@@ -238,6 +248,9 @@ function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]):
       bestFixed: topFixed?.receiver.replace('sink ', '') ?? 'none',
       adaptiveVsBestFixed: adaptive / (topFixed?.bestBytesPerSecond ?? Number.NaN),
       framedVsPlain: best('sink adaptive framed') / adaptive,
+      cpuCVsAdaptive:
+        summary[0].cpuMsPerGB /
+        (summary.find((x) => x.receiver === 'sink adaptive')?.cpuMsPerGB ?? Number.NaN),
     },
   };
 }
@@ -251,11 +264,11 @@ export function formatTable(d: DrainBench): string {
     `drain-bench: ${p.bytes} bytes per run, best of ${p.repeat}, sender CPU ${p.senderCpu}, receiver CPU ${p.receiverCpu}, frames of ${p.frame} B`,
     `load average (1/5/15 min): ${d.loadAverage.start.map((v) => v.toFixed(2)).join(' ')} at start, ${d.loadAverage.end.map((v) => v.toFixed(2)).join(' ')} at end`,
     '',
-    `${'receiver'.padEnd(w)}${'best GB/s'.padStart(10)}${'× C'.padStart(7)}${'paired'.padStart(8)}${'mean read B'.padStart(13)}   runs GB/s`,
+    `${'receiver'.padEnd(w)}${'best GB/s'.padStart(10)}${'× C'.padStart(7)}${'paired'.padStart(8)}${'CPU ms/GB'.padStart(11)}${'mean read B'.padStart(13)}   runs GB/s`,
   ];
   for (const s of d.summary)
     out.push(
-      `${s.receiver.padEnd(w)}${gb(s.bestBytesPerSecond).padStart(10)}${(s.bestBytesPerSecond / c).toFixed(2).padStart(7)}${s.pairedRatioToC.toFixed(2).padStart(8)}${Math.round(s.meanReadBytes).toLocaleString('en-US').padStart(13)}   ${s.runsBytesPerSecond.map(gb).join(' ')}`,
+      `${s.receiver.padEnd(w)}${gb(s.bestBytesPerSecond).padStart(10)}${(s.bestBytesPerSecond / c).toFixed(2).padStart(7)}${s.pairedRatioToC.toFixed(2).padStart(8)}${Math.round(s.cpuMsPerGB).toString().padStart(11)}${Math.round(s.meanReadBytes).toLocaleString('en-US').padStart(13)}   ${s.runsBytesPerSecond.map(gb).join(' ')}`,
     );
   const r = d.ratios;
   const goal = (v: number, min: number) =>
@@ -267,7 +280,9 @@ export function formatTable(d: DrainBench): string {
       ? 'adaptive / best fixed: no fixed reader measured'
       : `adaptive / best fixed (${r.bestFixed}): ${goal(r.adaptiveVsBestFixed, 1.0)}`,
     `adaptive framed / adaptive plain: ${goal(r.framedVsPlain, 0.85)}`,
-    "(× C: best ÷ C's best; paired: the median over rounds of the rate ÷ C's rate in that round)",
+    `CPU per byte, ${d.summary[0].receiver} ÷ adaptive: ${r.cpuCVsAdaptive.toFixed(2)} (the receiver's own cost, whatever the load)`,
+    "(× C: best ÷ C's best; paired: the median over rounds of the rate ÷ C's in that round; CPU: the",
+    ' receiving process, user + system, median over rounds)',
   );
   return out.join('\n');
 }

@@ -1,6 +1,7 @@
 // Same-run C ends for scripts/drain-bench.ts (built there with gcc into a temporary directory).
 //   tcp-drain recv SIZE                          listens on 127.0.0.1:0, prints {"port":N}, accepts one
-//                                                connection and read()s it with a SIZE-byte buffer to EOF
+//                                                connection and read()s it with a SIZE-byte buffer to EOF;
+//                                                cpuSeconds is its getrusage (user + system)
 //   tcp-drain send PORT BYTES FRAME [HELLO_FILE] connects to 127.0.0.1:PORT and writes frames of FRAME
 //                                                payload bytes until at least BYTES stream bytes are sent
 //                                                (whole frames), then the trailer; with HELLO_FILE its
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -90,8 +92,11 @@ static int recv_main(long size) {
     reads++;
   }
   double s = now_s() - t0;
-  printf("{\"bytes\":%llu,\"reads\":%llu,\"seconds\":%.6f,\"bytesPerSecond\":%.0f}\n", bytes, reads, s,
-         bytes / s);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  printf("{\"bytes\":%llu,\"reads\":%llu,\"seconds\":%.6f,\"bytesPerSecond\":%.0f,\"cpuSeconds\":%.6f}\n",
+         bytes, reads, s, bytes / s, cpu);
   return 0;
 }
 

@@ -54,6 +54,7 @@ export class Sink {
   private stopping = false;
   private timer: NodeJS.Timeout;
   private started: number | undefined;
+  private readonly cpu0 = process.cpuUsage(); // cpuSeconds count from ready, as sink udp's do
   private ended: number | undefined;
   private totals = {
     connections: 0,
@@ -373,6 +374,7 @@ export class Sink {
     const seconds =
       this.started !== undefined && this.ended !== undefined ? (this.ended - this.started) / 1000 : 0;
     const t = this.totals;
+    const cpu = process.cpuUsage(this.cpu0);
     this.finish({
       reader: formatReader(this.opts.reader),
       connections: t.connections,
@@ -380,6 +382,7 @@ export class Sink {
       sentBytes: t.sentBytes,
       seconds,
       bytesPerSecond: seconds > 0 ? (t.bytes + t.sentBytes) / seconds : 0,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
       ...(this.opts.verify ? { frames: t.frames, mismatches: t.mismatches, unverified: t.unverified } : {}),
       ...(this.opts.echo ? { frames: t.frames } : {}),
       errors: t.errors,
