@@ -78,6 +78,12 @@ export function roundUp(n: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 }
 
+/** A value against its target: ok, or low with the round figure to recommend. */
+const min = (v: number, target: number, ok: string, low: string) =>
+  v >= target
+    ? { target, status: 'ok' as const, explanation: ok }
+    : { target, status: 'low' as const, explanation: low, recommended: String(roundUp(target)) };
+
 /** All findings for a host against targets. Pure. */
 export function diagnose(h: HostValues, t: Targets): Finding[] {
   const out: Finding[] = [];
@@ -105,11 +111,6 @@ export function diagnose(h: HostValues, t: Targets): Finding[] {
       v === undefined || v.length < 3 ? missing(name) : { name, kind: 'sysctl', value: v.join(' '), ...f(v) },
     );
   };
-  const min = (v: number, target: number, ok: string, low: string) =>
-    v >= target
-      ? { target, status: 'ok' as const, explanation: ok }
-      : { target, status: 'low' as const, explanation: low, recommended: String(roundUp(target)) };
-
   one('net.core.rmem_max', (v) => {
     const target = Math.max(W, Math.ceil(t.udpRcvbufBytes / 2));
     const what =

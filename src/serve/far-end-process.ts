@@ -3,8 +3,11 @@
 // own process group, a parent-death signal) whose JSON lines are kept for the client's result, with
 // serve's byte cap enforced on what it reports.
 import { MAX_EVENT_LINE, parseEventLine } from '../ends/event.js';
+import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end-limits.js';
+import { formatHostPort } from '../policy/address.js';
 import { Child, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import type { Kind } from './protocol.js';
+import { farArgs, KIND_SPECS, MAX_STREAMS, type TestRequest } from './request.js';
 
 /** The far end's command for each kind; the server adds `--listen` and `--json`. */
 export const FAR_END_COMMAND: Record<Kind, string[]> = {
@@ -20,6 +23,41 @@ const MAX_RESULT_LINES = 10_000;
 /** `node [--import tsx] <sockbuf entry> …args`, as the bench runner starts its ends. */
 export function defaultFarEnd(args: string[]): SpawnSpec {
   return sockbufCommand(args);
+}
+
+/** Where and under which caps one test's far end runs. */
+export interface FarEndPlace {
+  /** The address the client reached serve at: the far end listens there. */
+  local: string;
+  /** The client's address: a UDP far end counts only its datagrams. */
+  client: string;
+  maxBytes: number;
+  maxSeconds: number;
+  /** The test's secret: the client gets it in the ready reply, the far end in its environment. */
+  secret: string;
+  spawn: (args: string[]) => SpawnSpec;
+}
+
+/**
+ * Starts the far end of a test: `sockbuf sink …` listening where the client reached serve, with serve's
+ * caps in its environment (never argv), which it enforces itself on its own data port.
+ */
+export function startFarEnd(req: TestRequest, at: FarEndPlace): { far: FarEndProcess; args: string[] } {
+  const listen = formatHostPort({ host: at.local, port: 0 });
+  const args = [...FAR_END_COMMAND[req.kind], ...farArgs(req), '--listen', listen, '--json'];
+  const caps: FarEndLimits = {
+    secret: at.secret,
+    maxBytes: at.maxBytes,
+    maxSeconds: at.maxSeconds,
+    maxFrame: KIND_SPECS[req.kind].maxMessage,
+    maxStreams: MAX_STREAMS,
+    peer: at.client,
+  };
+  const spec = at.spawn(args);
+  return {
+    far: new FarEndProcess({ ...spec, env: { ...spec.env, [FAR_END_ENV]: JSON.stringify(caps) } }),
+    args,
+  };
 }
 
 export class FarEndProcess extends Child {

@@ -6,15 +6,14 @@
 // connections are closed after a timeout; a client that goes away mid-test has its far end killed
 // and reaped, so its ports are free before the next test starts.
 import net from 'node:net';
-import { FAR_END_ENV, type FarEndLimits } from '../ends/far-end-limits.js';
 import { newSecret } from '../ends/hello.js';
 import { UsageError } from '../errors.js';
-import { formatHostPort, type HostPort } from '../policy/address.js';
+import type { HostPort } from '../policy/address.js';
 import { checkWhole } from '../policy/limits.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
-import { defaultFarEnd, FAR_END_COMMAND, FarEndProcess } from './far-end-process.js';
+import { defaultFarEnd, type FarEndProcess, startFarEnd } from './far-end-process.js';
 import {
   encodeMessage,
   KINDS,
@@ -23,7 +22,7 @@ import {
   ProtocolError,
   type ResultReply,
 } from './protocol.js';
-import { farArgs, KIND_SPECS, type Limits, MAX_STREAMS, parseRequest, type TestRequest } from './request.js';
+import { type Limits, parseRequest, type TestRequest } from './request.js';
 
 export interface ServeOptions extends Limits {
   listen: HostPort;
@@ -90,101 +89,254 @@ function checkOptions(opts: ServeOptions): void {
     throw UsageError.invalid('token', opts.token, 'a token');
 }
 
+/** Starts `sockbuf serve`: listening once this resolves. */
 export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
   checkOptions(opts);
-  const log = opts.log ?? (() => {});
-  const farEndSpec = opts.farEnd ?? defaultFarEnd;
-  const readySeconds = opts.readySeconds ?? 10;
-  const graceSeconds = opts.graceSeconds ?? 5;
-  const limits: Limits = { maxDurationSeconds: opts.maxDurationSeconds, maxBytes: opts.maxBytes };
-  const sessions = new Set<Session>();
-  let running: Session | undefined;
-  let nextId = 1;
+  const server = new Server(opts);
+  await server.listen();
+  return server;
+}
 
-  const send = (s: Session, msg: object) => {
-    if (s.socket.destroyed) return;
-    if (s.socket.writableLength > MAX_QUEUED_WRITE) {
-      log(`#${s.id} ${s.peer}: not reading its replies; closed`);
-      s.socket.destroy();
+type ResultLines = Omit<ResultReply, 'lines'> & { lines: unknown[]; droppedLines?: number };
+
+/** One `sockbuf serve`: its control connections (sessions), the test running, the far end's process. */
+class Server implements ServeHandle {
+  address: HostPort = { host: '', port: 0 };
+  private readonly sessions = new Set<Session>();
+  /** The session whose test runs (one at a time). */
+  private running: Session | undefined;
+  private nextId = 1;
+  /** Control connections open per client address (what --max-per-client counts). */
+  private readonly perClient = new Map<string, number>();
+  private readonly server: net.Server;
+  private readonly log: (line: string) => void;
+  private readonly limits: Limits;
+  private readonly readySeconds: number;
+  private readonly graceSeconds: number;
+
+  constructor(private readonly opts: ServeOptions) {
+    this.log = opts.log ?? (() => {});
+    this.limits = { maxDurationSeconds: opts.maxDurationSeconds, maxBytes: opts.maxBytes };
+    this.readySeconds = opts.readySeconds ?? 10;
+    this.graceSeconds = opts.graceSeconds ?? 5;
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.server.maxConnections = opts.maxConnections ?? 512;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  async listen(): Promise<void> {
+    const host = await resolveFirst(this.opts.listen.host);
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host, port: this.opts.listen.port, exclusive: true }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = this.server.address() as net.AddressInfo;
+    this.address = { host: plainAddress(addr.address), port: addr.port };
+  }
+
+  async close(): Promise<void> {
+    const far = this.running?.test?.far;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sessions) s.socket.destroy();
+    if (far) await far.end('server closing', 1);
+    await closed;
+  }
+
+  /** A new control connection: refused past --max-per-client, else a session that reads lines. */
+  private accept(socket: net.Socket): void {
+    const address = plainAddress(socket.remoteAddress);
+    const s: Session = {
+      id: this.nextId++,
+      socket,
+      address,
+      peer: `${socket.remoteAddress}:${socket.remotePort}`,
+    };
+    socket.on('error', () => {});
+    const open = this.perClient.get(address) ?? 0;
+    const max = this.opts.maxPerClient ?? DEFAULT_MAX_PER_CLIENT;
+    if (open >= max) {
+      const why = `too many connections from ${address}: ${open} open (serve --max-per-client ${max})`;
+      this.refuse(s, new ProtocolError('busy', why));
+      socket.destroySoon();
       return;
     }
-    s.socket.write(encodeMessage(msg));
-  };
-  const refuse = (s: Session, err: ProtocolError) => {
-    log(`#${s.id} ${s.peer}: refused (${err.code}): ${err.message}`);
-    send(s, { type: 'error', code: err.code, message: err.message });
-  };
+    this.perClient.set(address, open + 1);
+    this.sessions.add(s);
+    const decoder = new LineDecoder();
+    socket.setNoDelay(true);
+    this.armIdle(s);
+    socket.on('data', (chunk: Buffer) => this.onData(s, decoder, chunk));
+    socket.on('close', () => this.onClose(s));
+  }
 
-  async function runTest(s: Session, req: TestRequest): Promise<void> {
-    const host = plainAddress(s.socket.localAddress);
-    const args = [
-      ...FAR_END_COMMAND[req.kind],
-      ...farArgs(req),
-      '--listen',
-      formatHostPort({ host, port: 0 }),
-      '--json',
-    ];
-    const limit = Math.min(req.durationSeconds ?? opts.maxDurationSeconds, opts.maxDurationSeconds);
-    // the far end enforces serve's caps itself, on its own data port, and takes only this test's
-    // client: the secret goes to the client in the ready reply and to the far end in its environment
-    const secret = newSecret();
-    const caps: FarEndLimits = {
-      secret,
-      maxBytes: opts.maxBytes,
-      maxSeconds: limit + Math.min(2, graceSeconds),
-      maxFrame: KIND_SPECS[req.kind].maxMessage,
-      maxStreams: MAX_STREAMS,
-      peer: plainAddress(s.socket.remoteAddress),
-    };
-    const spec = farEndSpec(args);
-    const far = new FarEndProcess({ ...spec, env: { ...spec.env, [FAR_END_ENV]: JSON.stringify(caps) } });
-    s.test = { req, far, done: false };
-    running = s;
-    clearTimeout(s.idle);
-    log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
-    const deadline = setTimeout(
-      () => void far.end(`deadline: the test ran past ${limit} s + ${graceSeconds} s`),
-      (limit + graceSeconds) * 1000,
-    );
+  private onData(s: Session, decoder: LineDecoder, chunk: Buffer): void {
+    let lines: string[];
     try {
-      const port = await far.ready(readySeconds, opts.maxBytes);
-      if (port === undefined) {
-        if (far.running) await far.end('not ready in time');
-        const why = far.stderrTail.slice(-5).join(' | ') || `no ready line within ${readySeconds} s`;
-        send(s, { type: 'error', code: 'failed', message: `the far end could not start: ${why}` });
+      lines = decoder.push(chunk);
+    } catch (err) {
+      // the stream cannot be resynchronised after an over-long line: say why, then hang up
+      this.refuse(s, err as ProtocolError);
+      this.hangUp(s);
+      return;
+    }
+    for (const line of lines) {
+      if (s.socket.destroyed) return;
+      try {
+        this.onLine(s, line);
+      } catch (err) {
+        // whatever one connection's line does, it ends that connection, never the server
+        const why = (err as Error).message;
+        this.log(`#${s.id} ${s.peer}: ${why}`);
+        this.refuse(s, new ProtocolError('failed', `the server could not handle that line: ${why}`));
+        this.hangUp(s);
         return;
       }
-      send(s, { type: 'ready', kind: req.kind, port, secret });
-      const { code, signal } = await far.exited;
-      await far.end('finished'); // reaps the rest of its group
-      const result: Omit<ResultReply, 'lines'> & { lines: unknown[]; droppedLines?: number } = {
-        type: 'result',
-        kind: req.kind,
-        exitCode: code,
-        signal,
-        lines: far.lines,
-        stderr: far.stderrTail.join('\n').slice(-4000),
-      };
-      if (far.stopped && far.stopped !== 'finished') result.stopped = far.stopped;
-      if (far.dropped) result.droppedLines = far.dropped;
-      sendResult(s, result);
-      log(
-        `#${s.id} ${s.peer}: ${req.kind} test ended (${code ?? signal}${result.stopped ? `, ${result.stopped}` : ''})`,
-      );
+    }
+  }
+
+  private onClose(s: Session): void {
+    clearTimeout(s.idle);
+    this.sessions.delete(s);
+    const left = (this.perClient.get(s.address) ?? 1) - 1;
+    if (left > 0) this.perClient.set(s.address, left);
+    else this.perClient.delete(s.address);
+    if (s.test) {
+      this.log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);
+      void s.test.far.end('client gone', 1);
+    }
+  }
+
+  private onLine(s: Session, line: string): void {
+    let req: ReturnType<typeof parseRequest>;
+    try {
+      req = parseRequest(line, this.limits, this.opts.token);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      this.refuse(s, err);
+      return;
+    }
+    // only a test request (its token checked) keeps a connection: a hello costs nothing to send
+    if (!s.test && req.type === 'test') this.armIdle(s);
+    if (req.type === 'hello') this.hello(s);
+    else if (req.type === 'done') this.done(s);
+    else this.startTest(s, req);
+  }
+
+  private hello(s: Session): void {
+    this.send(s, {
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      version: VERSION,
+      kinds: [...KINDS],
+      maxDurationSeconds: this.opts.maxDurationSeconds,
+      maxBytes: this.opts.maxBytes,
+      tokenRequired: this.opts.token !== undefined,
+    });
+  }
+
+  /** The client's end is done: the far end usually finishes by itself; if not, it is told to. */
+  private done(s: Session): void {
+    if (!s.test) {
+      this.refuse(s, new ProtocolError('bad-request', 'no test is running on this connection'));
+      return;
+    }
+    if (s.test.done) return;
+    s.test.done = true;
+    const far = s.test.far;
+    setTimeout(() => {
+      if (far.running) void far.end('done');
+    }, this.graceSeconds * 1000).unref();
+  }
+
+  private startTest(s: Session, req: TestRequest): void {
+    if (s.test) {
+      this.refuse(s, new ProtocolError('bad-request', 'a test is already running on this connection'));
+      return;
+    }
+    if (this.running) {
+      this.refuse(s, new ProtocolError('busy', 'busy, try again: another test is running'));
+      return;
+    }
+    this.runTest(s, req).catch((err) => {
+      this.log(`#${s.id} ${s.peer}: test failed: ${(err as Error).message}`);
+      this.send(s, { type: 'error', code: 'failed', message: (err as Error).message });
+    });
+  }
+
+  private async runTest(s: Session, req: TestRequest): Promise<void> {
+    const limit = Math.min(req.durationSeconds ?? this.opts.maxDurationSeconds, this.opts.maxDurationSeconds);
+    const secret = newSecret();
+    const { far, args } = startFarEnd(req, {
+      local: plainAddress(s.socket.localAddress),
+      client: plainAddress(s.socket.remoteAddress),
+      maxBytes: this.opts.maxBytes,
+      maxSeconds: limit + Math.min(2, this.graceSeconds),
+      secret,
+      spawn: this.opts.farEnd ?? defaultFarEnd,
+    });
+    s.test = { req, far, done: false };
+    this.running = s;
+    clearTimeout(s.idle);
+    this.log(`#${s.id} ${s.peer}: ${req.kind} test, far end: sockbuf ${args.join(' ')}`);
+    const grace = this.graceSeconds;
+    const deadline = setTimeout(
+      () => void far.end(`deadline: the test ran past ${limit} s + ${grace} s`),
+      (limit + grace) * 1000,
+    );
+    try {
+      const port = await far.ready(this.readySeconds, this.opts.maxBytes);
+      if (port === undefined) return await this.notReady(s, far);
+      this.send(s, { type: 'ready', kind: req.kind, port, secret });
+      await this.finish(s, req, far);
     } finally {
       clearTimeout(deadline);
       if (far.running) await far.end('ended');
       s.test = undefined;
-      if (running === s) running = undefined;
-      if (!s.socket.destroyed) armIdle(s);
+      if (this.running === s) this.running = undefined;
+      if (!s.socket.destroyed) this.armIdle(s);
     }
   }
 
+  private async notReady(s: Session, far: FarEndProcess): Promise<void> {
+    if (far.running) await far.end('not ready in time');
+    const why = far.stderrTail.slice(-5).join(' | ') || `no ready line within ${this.readySeconds} s`;
+    this.send(s, { type: 'error', code: 'failed', message: `the far end could not start: ${why}` });
+  }
+
+  /** Once the far end exited (and its group was reaped): the result with every line it printed. */
+  private async finish(s: Session, req: TestRequest, far: FarEndProcess): Promise<void> {
+    const { code, signal } = await far.exited;
+    await far.end('finished'); // reaps the rest of its group
+    const result: ResultLines = {
+      type: 'result',
+      kind: req.kind,
+      exitCode: code,
+      signal,
+      lines: far.lines,
+      stderr: far.stderrTail.join('\n').slice(-4000),
+    };
+    if (far.stopped && far.stopped !== 'finished') result.stopped = far.stopped;
+    if (far.dropped) result.droppedLines = far.dropped;
+    this.sendResult(s, result);
+    const how = `${code ?? signal}${result.stopped ? `, ${result.stopped}` : ''}`;
+    this.log(`#${s.id} ${s.peer}: ${req.kind} test ended (${how})`);
+  }
+
   /** A result line is capped like any other: drop far-end lines from the middle until it fits. */
-  function sendResult(s: Session, result: { lines: unknown[]; droppedLines?: number }): void {
+  private sendResult(s: Session, result: ResultLines): void {
     for (;;) {
       try {
-        send(s, result);
+        this.send(s, result);
         return;
       } catch (err) {
         if (!(err instanceof ProtocolError) || result.lines.length === 0) throw err;
@@ -196,165 +348,35 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
     }
   }
 
+  private send(s: Session, msg: object): void {
+    if (s.socket.destroyed) return;
+    if (s.socket.writableLength > MAX_QUEUED_WRITE) {
+      this.log(`#${s.id} ${s.peer}: not reading its replies; closed`);
+      s.socket.destroy();
+      return;
+    }
+    s.socket.write(encodeMessage(msg));
+  }
+
+  private refuse(s: Session, err: ProtocolError): void {
+    this.log(`#${s.id} ${s.peer}: refused (${err.code}): ${err.message}`);
+    this.send(s, { type: 'error', code: err.code, message: err.message });
+  }
+
   /** (Re)starts the idle timer: a connection that sends no test request in time is closed. */
-  function armIdle(s: Session): void {
+  private armIdle(s: Session): void {
     clearTimeout(s.idle);
     s.idle = setTimeout(() => {
       if (s.test) return;
-      send(s, { type: 'error', code: 'idle', message: `closed: no test request for ${opts.idleSeconds} s` });
-      hangUp(s);
-    }, opts.idleSeconds * 1000);
+      const message = `closed: no test request for ${this.opts.idleSeconds} s`;
+      this.send(s, { type: 'error', code: 'idle', message });
+      this.hangUp(s);
+    }, this.opts.idleSeconds * 1000);
   }
 
-  function hangUp(s: Session): void {
+  private hangUp(s: Session): void {
     s.socket.end();
     s.socket.pause();
     setTimeout(() => s.socket.destroy(), 1000).unref();
   }
-
-  function onLine(s: Session, line: string): void {
-    let req: ReturnType<typeof parseRequest>;
-    try {
-      req = parseRequest(line, limits, opts.token);
-    } catch (err) {
-      if (!(err instanceof ProtocolError)) throw err;
-      refuse(s, err);
-      return;
-    }
-    // only a test request (its token checked) keeps a connection: a hello costs nothing to send
-    if (!s.test && req.type === 'test') armIdle(s);
-    if (req.type === 'hello') {
-      send(s, {
-        type: 'hello',
-        protocol: PROTOCOL_VERSION,
-        version: VERSION,
-        kinds: [...KINDS],
-        maxDurationSeconds: opts.maxDurationSeconds,
-        maxBytes: opts.maxBytes,
-        tokenRequired: opts.token !== undefined,
-      });
-      return;
-    }
-    if (req.type === 'done') {
-      if (!s.test) {
-        refuse(s, new ProtocolError('bad-request', 'no test is running on this connection'));
-        return;
-      }
-      if (s.test.done) return;
-      s.test.done = true;
-      const far = s.test.far;
-      // the far end usually finishes by itself once the client's end is gone; if not, it is told to
-      setTimeout(() => {
-        if (far.running) void far.end('done');
-      }, graceSeconds * 1000).unref();
-      return;
-    }
-    if (s.test) {
-      refuse(s, new ProtocolError('bad-request', 'a test is already running on this connection'));
-      return;
-    }
-    if (running) {
-      refuse(s, new ProtocolError('busy', 'busy, try again: another test is running'));
-      return;
-    }
-    runTest(s, req).catch((err) => {
-      log(`#${s.id} ${s.peer}: test failed: ${(err as Error).message}`);
-      send(s, { type: 'error', code: 'failed', message: (err as Error).message });
-    });
-  }
-
-  const maxPerClient = opts.maxPerClient ?? DEFAULT_MAX_PER_CLIENT;
-  const perClient = new Map<string, number>();
-  const server = net.createServer((socket) => {
-    const address = plainAddress(socket.remoteAddress);
-    const s: Session = {
-      id: nextId++,
-      socket,
-      address,
-      peer: `${socket.remoteAddress}:${socket.remotePort}`,
-    };
-    socket.on('error', () => {});
-    const open = perClient.get(address) ?? 0;
-    if (open >= maxPerClient) {
-      refuse(
-        s,
-        new ProtocolError(
-          'busy',
-          `too many connections from ${address}: ${open} open (serve --max-per-client ${maxPerClient})`,
-        ),
-      );
-      socket.destroySoon();
-      return;
-    }
-    perClient.set(address, open + 1);
-    sessions.add(s);
-    const decoder = new LineDecoder();
-    socket.setNoDelay(true);
-    armIdle(s);
-    socket.on('data', (chunk: Buffer) => {
-      let lines: string[];
-      try {
-        lines = decoder.push(chunk);
-      } catch (err) {
-        // the stream cannot be resynchronised after an over-long line: say why, then hang up
-        refuse(s, err as ProtocolError);
-        hangUp(s);
-        return;
-      }
-      for (const line of lines) {
-        if (socket.destroyed) return;
-        try {
-          onLine(s, line);
-        } catch (err) {
-          // whatever one connection's line does, it ends that connection, never the server
-          log(`#${s.id} ${s.peer}: ${(err as Error).message}`);
-          refuse(
-            s,
-            new ProtocolError('failed', `the server could not handle that line: ${(err as Error).message}`),
-          );
-          hangUp(s);
-          return;
-        }
-      }
-    });
-    socket.on('close', () => {
-      clearTimeout(s.idle);
-      sessions.delete(s);
-      const left = (perClient.get(address) ?? 1) - 1;
-      if (left > 0) perClient.set(address, left);
-      else perClient.delete(address);
-      if (s.test) {
-        log(`#${s.id} ${s.peer}: control connection lost mid-test; stopping the far end`);
-        void s.test.far.end('client gone', 1);
-      }
-    });
-  });
-  server.maxConnections = opts.maxConnections ?? 512;
-
-  const listenHost = await resolveFirst(opts.listen.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: listenHost, port: opts.listen.port, exclusive: true }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as net.AddressInfo;
-
-  return {
-    address: { host: plainAddress(addr.address), port: addr.port },
-    get busy() {
-      return running !== undefined;
-    },
-    get connections() {
-      return sessions.size;
-    },
-    async close() {
-      const far = running?.test?.far;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sessions) s.socket.destroy();
-      if (far) await far.end('server closing', 1);
-      await closed;
-    },
-  };
 }
