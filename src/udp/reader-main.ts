@@ -41,6 +41,8 @@ export interface Ring {
   names?: Buffer;
   msgIndex?: Uint16Array;
   exited: Promise<void>;
+  /** Why the thread stopped taking datagrams when nobody stopped it (it failed or ended). */
+  failure?: string;
 }
 
 export interface ReaderSettings {
@@ -80,13 +82,7 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
   };
   const worker = spawnWorker(new URL('./reader-worker', import.meta.url), { workerData: d });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.on('message', (m: { error?: string }) => {
-    if (m.error) process.emitWarning(`sockbuf: UDP reader stopped: ${m.error}`, { code: 'SOCKBUF_READER' });
-  });
-  worker.on('error', (err) =>
-    process.emitWarning(`sockbuf: UDP reader failed: ${err.message}`, { code: 'SOCKBUF_READER' }),
-  );
-  return {
+  const ring: Ring = {
     fd,
     worker,
     exited,
@@ -101,6 +97,24 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
     names: d.names ? Buffer.from(d.names) : undefined,
     msgIndex: d.msgIndex ? new Uint16Array(d.msgIndex) : undefined,
   };
+  // a thread that fails or ends without being stopped will take nothing more: say it once, and wake
+  // the consumer, whose next batch then throws instead of waiting for datagrams forever
+  const fail = (why: string) => {
+    if (ring.failure) return;
+    ring.failure = why;
+    process.emitWarning(`sockbuf: ${why}`, { code: 'SOCKBUF_READER' });
+    Atomics.add(s.notify, 0, 1);
+    Atomics.notify(s.notify, 0);
+  };
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error) fail(`UDP reader stopped: ${m.error}`);
+  });
+  worker.on('error', (err) => fail(`UDP reader failed: ${err.message}`));
+  worker.once('exit', (code) => {
+    if (!Atomics.load(ring.ctrl, CTRL.DONE))
+      fail(`UDP reader thread ended (exit code ${code}) before it was stopped`);
+  });
+  return ring;
 }
 
 /** Resolves once the thread says it runs; rejects if it fails or exits first. */

@@ -208,7 +208,8 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
 
   /**
    * The next batch, or undefined once stopped (and drained) or closed. Starts the readers on the first
-   * call. Releases the batch handed out before.
+   * call. Releases the batch handed out before. Throws when a reader thread failed (what it had
+   * taken is handed out first).
    */
   async nextBatch(): Promise<UdpBatch | undefined> {
     this.release();
@@ -228,6 +229,9 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       // stopped (or never started), or every reader ended: nothing more will come
       if ((this.stopping || n > 0) && this.rings.every((r) => Atomics.load(r.ctrl, CTRL.DONE)))
         return undefined;
+      // a reader thread that failed takes nothing more: waiting would be forever
+      const failed = this.rings.find((r) => r.failure);
+      if (failed) throw new Error(`${this.address}: ${failed.failure}`);
       // biome-ignore lint/suspicious/noExplicitAny: Atomics.waitAsync is not in the ES2023 lib
       const w = (Atomics as any).waitAsync(this.notify, 0, seen);
       if (w.async) await w.value;

@@ -133,3 +133,34 @@ test('close() is idempotent, before or after start; an AbortSignal closes and en
   const c = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, signal: gone });
   assert.equal(await c.nextBatch(), undefined, 'an aborted signal closes at once');
 });
+
+// found by the hostile sweep (issue 23): a reader thread that died left the consumer waiting for a
+// batch forever (sink udp --idle ran on, printing received 0): now the next batch throws, once what
+// was taken has been handed out, and the warning says why
+test('a reader thread that ends unasked makes the next batch throw instead of waiting forever', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false });
+  try {
+    await r.start();
+    const rings = (r as unknown as { rings: { worker: { terminate(): Promise<number> } }[] }).rings;
+    await rings[0].worker.terminate();
+    const outcome = await Promise.race([
+      r.nextBatch().then(
+        () => 'a batch',
+        (err: Error) => err.message,
+      ),
+      sleep(5000).then(() => 'still waiting after 5 s'),
+    ]);
+    assert.match(outcome, /127\.0\.0\.1:\d+: UDP reader thread ended \(exit code 1\) before it was stopped/);
+    await sleep(10);
+    assert.ok(
+      warnings.some((w) => /UDP reader thread ended/.test(w)),
+      warnings.join('\n'),
+    );
+  } finally {
+    process.off('warning', onWarning);
+    await r.close();
+  }
+});
