@@ -1,5 +1,6 @@
 // Output of a bench run: the table for people and the JSON document. Pure: they return text.
 
+import { printableJson } from '../policy/printable.js';
 import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import type { ResultsDocument } from './report/results.js';
@@ -82,7 +83,7 @@ export function renderTable(results: PointResult[], columns?: Column[]): string 
   return `${formatTable(header, rows)}${note}`;
 }
 
-/** The document as one JSON text: a single parseable document. */
+/** The document as one JSON text: a single parseable document, every control character escaped. */
 export function renderJson(doc: ResultsDocument): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return `${printableJson(JSON.stringify(doc, null, 2))}\n`;
 }

@@ -1,8 +1,9 @@
 // `sockbuf report FILE… [--html OUT] [--json]`: saved sockbuf.v1 results as the seed-style tables and
-// verdicts on stdout, or as one self-contained HTML page. Thin: the work is in src/bench/report.
+// verdicts on stdout, or as one self-contained HTML page. Several files are merged, each row, table and
+// verdict naming its file. Thin: the work is in src/bench/report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadResults, mergeResults, renderHtml, reportText } from '../tools.js';
+import { loadResults, mergeResults, printable, renderHtml, renderJson, reportText } from '../tools.js';
 
 export function register(program: Command): void {
   program
@@ -12,16 +13,12 @@ export function register(program: Command): void {
     .option('--html <file>', 'write a self-contained HTML report (tables and charts) to FILE')
     .option('--json', 'print the (merged) results document instead of tables')
     .action((files: string[], opts: { html?: string; json?: boolean }) => {
-      const docs = loadResults(files);
-      const doc = mergeResults(docs);
+      const doc = mergeResults(loadResults(files), files);
       if (opts.html) {
         writeFileSync(opts.html, renderHtml(doc));
-        process.stderr.write(`sockbuf: wrote ${opts.html}\n`);
+        process.stderr.write(`sockbuf: wrote ${printable(opts.html)}\n`);
       }
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-      } else if (!opts.html) {
-        process.stdout.write(`${reportText(doc)}\n`);
-      }
+      if (opts.json) process.stdout.write(renderJson(doc));
+      else if (!opts.html) process.stdout.write(`${reportText(doc)}\n`);
     });
 }

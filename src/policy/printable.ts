@@ -17,3 +17,14 @@ const escaped = (ch: string) => {
 export function printable(text: string): string {
   return text.replace(CONTROL, escaped);
 }
+
+// What JSON.stringify writes raw: it escapes C0 only.
+const RAW_IN_JSON = /[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text (as JSON.stringify writes it) with the control characters JSON.stringify leaves raw (DEL, C1,
+ * the separators, the bidi controls) written as \u escapes: the same JSON value, safe on a terminal.
+ */
+export function printableJson(json: string): string {
+  return json.replace(RAW_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { tables, textTable } from '../../src/bench/report/views.js';
+import { tables, textTable } from '../../src/bench/report/tables.js';
 import { columnStats, cvOf, median } from '../../src/bench/stats.js';
 
 test('median of odd and even counts', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { printable } from '../../src/policy/printable.js';
+import { printable, printableJson } from '../../src/policy/printable.js';
 
 test('control characters from input are shown escaped, everything else is left as it is', () => {
   // a verdict text that would retitle an xterm and clear the screen
@@ -22,4 +22,11 @@ test('every code point below U+00A0 other than printable ASCII is escaped', () =
     if (c >= 0x20 && c < 0x7f) assert.equal(out, ch);
     else assert.equal(out, `\\x${c.toString(16).padStart(2, '0')}`, `U+${c.toString(16)}`);
   }
+});
+
+test('JSON for a terminal: what JSON.stringify leaves raw is escaped, and the value is the same', () => {
+  const value = { s: 'a\u001b[2Jb\u007fc\u009bd\u202ee\u2028f', n: 1 };
+  const json = printableJson(JSON.stringify(value));
+  assert.equal(json, '{"s":"a\\u001b[2Jb\\u007fc\\u009bd\\u202ee\\u2028f","n":1}');
+  assert.deepEqual(JSON.parse(json), value);
 });

@@ -60,6 +60,12 @@ export function grouped(
 ): ChartSpec {
   const labels = distinct(rows, xKey);
   const series = distinct(rows, seriesKey);
+  // the first row of each (x, series) pair, found in one pass
+  const first = new Map<string, ResultRow>();
+  for (const r of rows) {
+    const k = JSON.stringify([param(r, xKey), series.length ? param(r, seriesKey) : '']);
+    if (!first.has(k)) first.set(k, r);
+  }
   return {
     id,
     title,
@@ -69,15 +75,10 @@ export function grouped(
     labels,
     datasets: (series.length ? series : ['']).map((s) => ({
       label: s,
-      data: labels.map((l) =>
-        clean(
-          y(
-            rows.find((r) => param(r, xKey) === l && (s === '' || param(r, seriesKey) === s)) ?? {
-              scenario: '',
-            },
-          ),
-        ),
-      ),
+      data: labels.map((l) => {
+        const row = first.get(JSON.stringify([l, s]));
+        return row ? clean(y(row)) : null;
+      }),
     })),
   };
 }

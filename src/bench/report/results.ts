@@ -7,9 +7,16 @@ import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { UsageError } from '../../errors.js';
 import type { HostInfo } from '../../observe/proc.js';
 import { parseBoundedJson } from '../../policy/json.js';
+import { printable } from '../../policy/printable.js';
 import { SCHEMA } from '../../sys/package.js';
+import { clip } from './limits.js';
+import { named } from './sources.js';
 
+export { mergeResults, type SourceFile, sources } from './sources.js';
 export { SCHEMA };
+
+/** A string from input, fit for an error message: control characters escaped, cut when long. */
+const quote = (text: string) => printable(clip(text));
 
 /** A result row as the report reads it: flat (see flattenRow). */
 export interface ResultRow {
@@ -42,6 +49,8 @@ export interface ResultsDocument {
   results: ResultRow[];
   skipped?: { scenario: string; reason: string; seed?: string }[];
   verdicts?: Verdict[];
+  /** A merged document's files (sources.ts), each row then naming its file in `file`. */
+  files?: unknown;
   [key: string]: unknown;
 }
 
@@ -55,7 +64,9 @@ let validator: ValidateFunction | undefined;
 export function checkResults(doc: unknown, source = 'results'): ResultsDocument {
   const schema = (doc as { schema?: unknown } | null)?.schema;
   if (typeof schema === 'string' && schema !== SCHEMA && schema.startsWith('sockbuf.')) {
-    throw new UsageError(`${source}: schema '${schema}' is not ${SCHEMA}; this sockbuf reads ${SCHEMA}`);
+    throw new UsageError(
+      `${quote(source)}: schema '${quote(schema)}' is not ${SCHEMA}; this sockbuf reads ${SCHEMA}`,
+    );
   }
   if (!validator) {
     // Loaded on first use: every sockbuf process (each bench end) imports this module, few check files.
@@ -68,13 +79,15 @@ export function checkResults(doc: unknown, source = 'results'): ResultsDocument 
       .slice(0, 3)
       .map((e) => `${e.instancePath || '/'} ${e.message}`)
       .join('; ');
-    throw new UsageError(`${source}: not a ${SCHEMA} results document (${errs})`);
+    throw new UsageError(`${quote(source)}: not a ${SCHEMA} results document (${quote(errs)})`);
   }
   const d = doc as ResultsDocument;
   const rows = d.results.map((r) => flattenRow(r, d.params));
   const missing = rows.findIndex((r) => typeof r.scenario !== 'string');
   if (missing >= 0) {
-    throw new UsageError(`${source}: /results/${missing} has no scenario (and params.scenario is not set)`);
+    throw new UsageError(
+      `${quote(source)}: /results/${missing} has no scenario (and params.scenario is not set)`,
+    );
   }
   return { ...d, results: rows };
 }
@@ -117,9 +130,9 @@ export function parseResults(text: string, source = 'results'): ResultsDocument 
   try {
     doc = parseBoundedJson(text, { maxLength: MAX_RESULTS_FILE_BYTES, maxDepth: MAX_RESULTS_DEPTH });
   } catch (err) {
-    throw new UsageError(`results file '${source}' is not JSON: ${(err as Error).message}`);
+    throw new UsageError(`results file '${quote(source)}' is not JSON: ${quote((err as Error).message)}`);
   }
-  return checkResults(doc, source);
+  return named(checkResults(doc, source), source);
 }
 
 /**
@@ -135,24 +148,10 @@ export function loadResults(files: string[]): ResultsDocument[] {
         throw new Error(`${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`);
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read results file '${file}': ${(err as Error).message}`);
+      throw new UsageError(`cannot read results file '${quote(file)}': ${quote((err as Error).message)}`);
     }
     return parseResults(text, file);
   });
-}
-
-/** Several documents as one: rows, skips and verdicts concatenated; host and version of the first. */
-export function mergeResults(docs: ResultsDocument[]): ResultsDocument {
-  if (docs.length === 1) return docs[0];
-  if (!docs.length) throw new UsageError('no results documents given');
-  return {
-    ...docs[0],
-    command: docs.map((d) => (Array.isArray(d.command) ? d.command.join(' ') : d.command)).join(' + '),
-    params: Object.assign({}, ...docs.map((d) => d.params)),
-    results: docs.flatMap((d) => d.results),
-    skipped: docs.flatMap((d) => d.skipped ?? []),
-    verdicts: docs.flatMap((d) => d.verdicts ?? []),
-  };
 }
 
 /** A numeric column: a plain number, or the median of a { median, min, max } column. */
@@ -194,12 +193,12 @@ export function rowsOf(doc: ResultsDocument, scenario: string, placement?: strin
 
 /** Distinct values of a parameter, in the order they first appear. */
 export function distinct(rows: ResultRow[], key: string): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const r of rows) {
     const v = param(r, key);
-    if (v !== undefined && !out.includes(v)) out.push(v);
+    if (v !== undefined) out.add(v);
   }
-  return out;
+  return [...out];
 }
 
 /** A row of a search for the highest loss-free rate rather than a point of the ladder. */

@@ -1,31 +1,14 @@
-// Result tables: which columns of a scenario's rows people see, in which order, with which unit.
-// Shared by the HTML page and the text tables on stdout. Pure.
-import { formatTable } from '../../policy/table.js';
+// Result columns: which columns of a scenario's rows people see, in which order, with which unit, and
+// the figures (rates, drops, latencies) the seeds read from a row. tables.ts lays them out. Pure.
 import { cvOf } from '../stats.js';
-import {
-  firstNum,
-  isFindMax,
-  labRttMs,
-  num,
-  param,
-  pathOf,
-  type ResultRow,
-  type ResultsDocument,
-} from './results.js';
+import { clip, MAX_COLUMNS } from './limits.js';
+import { firstNum, num, param, pathOf, type ResultRow } from './results.js';
 
 export interface Column {
   label: string;
   /** The cell: a parameter as text, or a number formatted by `format`. */
   get: (row: ResultRow) => string | number | undefined;
   format?: (v: number) => string;
-}
-
-export interface Table {
-  scenario: string;
-  title: string;
-  seed?: string;
-  columns: Column[];
-  rows: ResultRow[];
 }
 
 /** Numbers for people: thousands separated, 3 significant digits below 100. */
@@ -128,18 +111,23 @@ function label(key: string): string {
   return key.replace(/([A-Z])/g, ' $1').toLowerCase();
 }
 
-/** Generic columns for a scenario no view knows: every key, numbers formatted by their unit suffix. */
-function genericColumns(rows: ResultRow[]): Column[] {
-  const keys: string[] = [];
+/**
+ * Generic columns for a scenario no view knows: every key that has a value (the first MAX_COLUMNS of
+ * them; `left` counts the others), numbers formatted by their unit suffix.
+ */
+export function genericColumns(rows: ResultRow[]): Column[] & { left?: number } {
+  const keys = new Set<string>();
   for (const r of rows)
-    for (const k of Object.keys(r)) if (k !== 'scenario' && !keys.includes(k)) keys.push(k);
-  return keys
-    .filter((k) => rows.some((r) => param(r, k) !== undefined || num(r, k) !== undefined))
-    .map((k) => ({
-      label: label(k),
-      get: (r: ResultRow) => num(r, k) ?? param(r, k),
-      format: k.endsWith('Pct') ? pct : fmtNumber,
-    }));
+    for (const k of Object.keys(r))
+      if (!keys.has(k) && k !== 'scenario' && k !== 'file' && (param(r, k) ?? num(r, k)) !== undefined)
+        keys.add(k);
+  const columns: Column[] & { left?: number } = [...keys].slice(0, MAX_COLUMNS).map((k) => ({
+    label: clip(label(k)),
+    get: (r: ResultRow) => num(r, k) ?? param(r, k),
+    format: k.endsWith('Pct') ? pct : fmtNumber,
+  }));
+  if (keys.size > MAX_COLUMNS) columns.left = keys.size - MAX_COLUMNS;
+  return columns;
 }
 
 /** A boolean column (whether GRO/GSO was on) as on/off. */
@@ -157,12 +145,20 @@ const p = (lbl: string, key: string): Column => c(lbl, (r) => param(r, key));
 const n = (lbl: string, keys: string[], format?: Column['format']): Column =>
   c(lbl, (r) => firstNum(r, keys), format);
 
-/** Δ of a tcp/ping row against the auto row of the same size (in flight, water mark), in %. */
+/**
+ * Δ of a tcp/ping row against the auto row of the same size (in flight, water mark) in the same file,
+ * in %. The auto rows are indexed once: a table of 200 000 rows makes one pass, not one search per row.
+ */
 function deltaVsAuto(rows: ResultRow[], get: (r: ResultRow) => number | undefined) {
-  const same = (a: ResultRow, b: ResultRow) =>
-    ['size', 'inflight', 'hwm'].every((k) => param(a, k) === param(b, k));
+  const key = (r: ResultRow) =>
+    JSON.stringify(['size', 'inflight', 'hwm', 'file'].map((k) => param(r, k) ?? null));
+  let autos: Map<string, ResultRow> | undefined;
   return (r: ResultRow) => {
-    const base = rows.find((b) => param(b, 'policy') === 'auto' && same(b, r) && b !== r);
+    if (!autos) {
+      autos = new Map();
+      for (const b of rows) if (param(b, 'policy') === 'auto' && !autos.has(key(b))) autos.set(key(b), b);
+    }
+    const base = autos.get(key(r));
     const a = base && get(base);
     const v = get(r);
     return a && v !== undefined && param(r, 'policy') !== 'auto' ? (100 * (v - a)) / a : undefined;
@@ -170,7 +166,8 @@ function deltaVsAuto(rows: ResultRow[], get: (r: ResultRow) => number | undefine
 }
 const signedPct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`;
 
-const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Column[] }> = {
+/** The columns of each scenario the report knows (and of find-max rows, `udp-max`). */
+export const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Column[] }> = {
   tcp: {
     title: 'TCP bulk: throughput per buffer policy × message size',
     columns: (rows) => [
@@ -284,47 +281,10 @@ const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[]) => Col
   },
 };
 
-/**
- * One table per scenario (and per placement), in the order the scenarios first appear. `seedOf` tags a
- * table with the seed whose section shows it (the report knows no seed itself).
- */
-export function tables(
-  doc: ResultsDocument,
-  seedOf: (scenario: string) => string | undefined = () => undefined,
-): Table[] {
-  const groups = new Map<string, ResultRow[]>();
-  for (const r of doc.results) {
-    const placement = typeof r.placement === 'string' && r.placement !== 'local' ? r.placement : '';
-    const scenario = isFindMax(r) ? `${r.scenario}-max` : r.scenario;
-    const key = `${scenario}\u0000${placement}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
-  return [...groups].map(([key, rows]) => {
-    const [scenario, placement] = key.split('\u0000');
-    const view = VIEWS[scenario];
-    const rtt = labRttMs(doc, rows[0]);
-    const where = placement ? ` (${placement}${rtt === undefined ? '' : `, rtt ${rtt} ms`})` : '';
-    const columns = (view ? view.columns(rows) : genericColumns(rows)).filter((col) =>
-      rows.some((r) => col.get(r) !== undefined),
-    );
-    return { scenario, title: (view?.title ?? scenario) + where, seed: seedOf(scenario), columns, rows };
-  });
-}
-
-/** A cell as text. */
+/** A cell as text (a string from the results file cut at MAX_TEXT characters). */
 export function cell(col: Column, row: ResultRow): string {
   const v = col.get(row);
   if (v === undefined) return '';
   if (typeof v === 'number') return Number.isNaN(v) ? '' : (col.format ?? fmtNumber)(v);
-  return v;
-}
-
-/** A table as aligned text for stdout: numbers right-aligned, text left-aligned. */
-export function textTable(t: Table): string {
-  const header = t.columns.map((col) => ({
-    title: col.label,
-    align: t.rows.some((r) => typeof col.get(r) === 'number') ? ('right' as const) : ('left' as const),
-  }));
-  const body = t.rows.map((r) => t.columns.map((col) => cell(col, r)));
-  return `${t.seed ? `[seed ${t.seed}] ` : ''}${t.title}\n${formatTable(header, body)}`;
+  return clip(v);
 }

@@ -81,15 +81,47 @@ function pingRows(doc: ResultsDocument, all = false): { rows: ResultRow[]; lab: 
   return { rows: all ? rows : rows.filter(ab), lab: lab.length > 0 };
 }
 
+/** The deepest in-flight count of the rows (1 where a row does not say). */
+const deepestOf = (rows: ResultRow[]) =>
+  String(rows.reduce((m, r) => Math.max(m, Number(param(r, 'inflight') ?? '1')), Number.NEGATIVE_INFINITY));
+
+/**
+ * Unpinned ÷ pinned round trips/s per size and in-flight count: the first auto and the first pinned row
+ * of each pair, indexed in one pass (a file of many sizes is not searched once per size).
+ */
+function autoOverPinned(rows: ResultRow[], inflightOf: (r: ResultRow) => string | undefined) {
+  const key = (size: string | undefined, f: string | undefined) => JSON.stringify([size ?? null, f ?? null]);
+  const pairs = new Map<string, { auto?: ResultRow; pinned?: ResultRow }>();
+  for (const r of rows) {
+    const k = key(param(r, 'size'), inflightOf(r));
+    const pair = pairs.get(k) ?? {};
+    pairs.set(k, pair);
+    const policy = param(r, 'policy');
+    if (policy === 'auto') pair.auto ??= r;
+    else if (isPinned(policy)) pair.pinned ??= r;
+  }
+  return (size: string, f: string | undefined) => {
+    const pair = pairs.get(key(size, f));
+    const ra = pair?.auto && rate(pair.auto);
+    const rb = pair?.pinned && rate(pair.pinned);
+    return ra && rb ? ra / rb : undefined;
+  };
+}
+
 /** Round trips/s per size for the variants A–D (the thread's Remoting.pdf, which we do not have). */
 function summary(doc: ResultsDocument): SummaryTable | undefined {
   const { rows, lab } = pingRows(doc, true);
   const marked = rows.filter((r) => variantOf(r) !== undefined);
   if (!marked.length) return undefined;
-  const deepest = String(Math.max(...marked.map((r) => Number(param(r, 'inflight') ?? '1'))));
+  const deepest = deepestOf(marked);
   const at = marked.filter((r) => (param(r, 'inflight') ?? '1') === deepest);
+  const first = new Map<string, ResultRow>();
+  for (const r of at) {
+    const k = `${param(r, 'size')}\u0000${variantOf(r)}`;
+    if (!first.has(k)) first.set(k, r);
+  }
   const get = (size: string, v: string) => {
-    const r = at.find((x) => param(x, 'size') === size && variantOf(x) === v);
+    const r = first.get(`${size}\u0000${v}`);
     return r && rate(r);
   };
   const fmt = (v: number | undefined) => (v === undefined ? '' : Math.round(v).toLocaleString('en-US'));
@@ -114,15 +146,9 @@ function summary(doc: ResultsDocument): SummaryTable | undefined {
 /** Unpinned ÷ pinned per size at the deepest in-flight count; judged across the lab. */
 function verdict(doc: ResultsDocument): Verdict | undefined {
   const { rows, lab } = pingRows(doc);
-  const deepest = String(Math.max(...rows.map((r) => Number(param(r, 'inflight') ?? '1'))));
-  const ratio = (size: string) => {
-    const same = rows.filter((r) => param(r, 'size') === size && (param(r, 'inflight') ?? '1') === deepest);
-    const a = same.find((r) => param(r, 'policy') === 'auto');
-    const b = same.find((r) => isPinned(param(r, 'policy')));
-    const ra = a && rate(a);
-    const rb = b && rate(b);
-    return ra && rb ? ra / rb : undefined;
-  };
+  const deepest = deepestOf(rows);
+  const at = autoOverPinned(rows, (r) => param(r, 'inflight') ?? '1');
+  const ratio = (size: string) => at(size, deepest);
   const sizes = [...new Set(rows.map((r) => param(r, 'size')).filter((s) => s !== undefined))];
   const ratios: string[] = [];
   for (const size of sizes) {
@@ -149,14 +175,7 @@ function charts(doc: ResultsDocument): ChartPair[] {
   const sizes = distinct(rows, 'size');
   const inflight = distinct(rows, 'inflight');
   const out: ChartPair[] = [];
-  const ratio = (size: string, f: string | undefined) => {
-    const same = rows.filter((r) => param(r, 'size') === size && param(r, 'inflight') === f);
-    const a = same.find((r) => param(r, 'policy') === 'auto');
-    const b = same.find((r) => isPinned(param(r, 'policy')));
-    const ra = a && rate(a);
-    const rb = b && rate(b);
-    return ra && rb ? ra / rb : undefined;
-  };
+  const ratio = autoOverPinned(rows, (r) => param(r, 'inflight'));
   const datasets = (inflight.length ? inflight : [undefined]).map((f) => ({
     label: f === undefined ? 'auto ÷ pinned' : `${f} in flight`,
     data: sizes.map((s) => clean(ratio(s, f))),

@@ -76,11 +76,16 @@ function verdict(doc: ResultsDocument): Verdict | undefined {
   // it, else the top numeric rate
   const rungOf = (path: string) => ladder.filter((r) => pathOf(r) === path);
   const atMax = (r: ResultRow) => askedRate(r) === undefined;
+  const dgramRates = new Set(rungOf('dgram').map(askedRate));
   const common = rungOf('batch')
     .map((r) => askedRate(r))
-    .filter((v) => rungOf('dgram').some((d) => askedRate(d) === v));
+    .filter((v) => dgramRates.has(v));
   const numeric = common.filter((v): v is number => v !== undefined);
-  const top = common.includes(undefined) ? 'max' : numeric.length ? Math.max(...numeric) : undefined;
+  const top = common.includes(undefined)
+    ? 'max'
+    : numeric.length
+      ? numeric.reduce((a, b) => Math.max(a, b))
+      : undefined;
   const lossAt = (path: string) => {
     const r = rungOf(path).find((x) => (top === 'max' ? atMax(x) : askedRate(x) === top));
     return top === undefined ? undefined : r && droppedPct(r);

@@ -5,7 +5,7 @@ import { seed001 } from './001-rocketmq.js';
 import { seed002 } from './002-otp-read-buffer.js';
 import { seed003 } from './003-agave-streamer.js';
 import { seed004 } from './004-udp-ingest.js';
-import { judge, type Seed } from './seed.js';
+import { judgeSeeds, type Seed } from './seed.js';
 
 export { entryCommand, type Seed, type SeedId, type SuiteEntry } from './seed.js';
 
@@ -13,19 +13,7 @@ export const SEEDS: Seed[] = [seed000, seed001, seed002, seed003, seed004];
 
 /** The verdict lines that the results support, seed by seed (a seed nothing measured has none). */
 export function verdicts(doc: ResultsDocument, seeds: Seed[] = SEEDS): Verdict[] {
-  const out: Verdict[] = [];
-  for (const s of seeds) {
-    const v = s.verdict(doc);
-    if (v) out.push(v);
-    else {
-      // nothing measured it: skipped, with the reasons its entries were skipped
-      const why = (doc.skipped ?? [])
-        .filter((k) => k.seed === s.id || s.entries.some((e) => e.id === k.scenario))
-        .map((k) => `${k.scenario}: ${k.reason}`);
-      if (why.length) out.push(judge(s, 'not measured', undefined, why.join('; ')));
-    }
-  }
-  return out;
+  return judgeSeeds(doc, seeds);
 }
 
 /** The suite's exit status: 1 when a seed was measured and not reproduced (skipped ones do not count). */

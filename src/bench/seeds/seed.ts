@@ -65,6 +65,37 @@ export interface SummaryTable {
   note?: string;
 }
 
+/**
+ * What a seed is, in one sentence for the pages that show seeds (the report, docs/seeds.md); `code`
+ * marks up a command.
+ */
+export function seedMeaning(count: number, code = (command: string) => command): string {
+  return (
+    `A seed is one of ${count} public threads — issues and pull requests of other projects — that found a ` +
+    `socket-buffer effect and published figures for it; ${code('sockbuf bench')} measures each one again and ` +
+    'says whether it reproduced.'
+  );
+}
+
+/**
+ * The verdict lines that the results support, seed by seed: each seed's own verdict, or, for a seed
+ * that nothing measured, a skipped line with the reasons its entries were skipped; none when neither.
+ */
+export function judgeSeeds(doc: ResultsDocument, seeds: Seed[]): Verdict[] {
+  const out: Verdict[] = [];
+  for (const s of seeds) {
+    const v = s.verdict(doc);
+    if (v) out.push(v);
+    else {
+      const why = (doc.skipped ?? [])
+        .filter((k) => k.seed === s.id || s.entries.some((e) => e.id === k.scenario))
+        .map((k) => `${k.scenario}: ${k.reason}`);
+      if (why.length) out.push(judge(s, 'not measured', undefined, why.join('; ')));
+    }
+  }
+  return out;
+}
+
 /** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
 export function entryCommand(e: SuiteEntry, full = false): string {
   const args = full ? e.full : e.quick;

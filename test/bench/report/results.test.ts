@@ -3,17 +3,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  checkResults,
-  flattenRow,
-  loadResults,
-  mergeResults,
-  num,
-  rowsOf,
-} from '../../../src/bench/report/results.js';
+import { checkResults, flattenRow, loadResults, num } from '../../../src/bench/report/results.js';
 import { UsageError } from '../../../src/errors.js';
 
 const FIXTURE = 'test/fixtures/results-quick.json';
+/** The message of the UsageError that `f` throws. */
+function checkError(f: () => unknown): string {
+  try {
+    f();
+  } catch (err) {
+    assert.ok(err instanceof UsageError, String(err));
+    return err.message;
+  }
+  assert.fail('no error');
+}
 const minimal = (results: unknown[]) => ({
   schema: 'sockbuf.v1',
   version: '0.1.0',
@@ -81,20 +84,24 @@ test('columns read the same whether a number or a { median, min, max } object', 
   assert.equal(num({ scenario: 's', a: 'x' }, 'a'), undefined);
 });
 
-test('merging documents concatenates rows and skips; placement filters default to local', () => {
-  const a = checkResults({ ...minimal([point({ policy: 'auto' }, { x: 1 })]), params: { scenario: 'tcp' } });
-  const b = checkResults({
-    ...minimal([
-      point({ policy: 'auto' }, { x: 1 }, { scenario: 'tcp', placement: { name: 'lab', rttMs: 2 } }),
-    ]),
-    skipped: [{ scenario: 'x', reason: 'y' }],
-  });
-  const m = mergeResults([a, b]);
-  assert.equal(m.results.length, 2);
-  assert.equal(m.command, 'bench tcp + bench tcp');
-  assert.deepEqual(m.skipped, [{ scenario: 'x', reason: 'y' }]);
-  assert.equal(rowsOf(m, 'tcp', 'local').length, 1);
-  assert.equal(rowsOf(m, 'tcp', 'lab').length, 1);
+test('error messages show control characters from the file and its name escaped, and cut long strings', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-results-'));
+  // an xterm title sequence in the schema, in a key the validator names, and in the file's name
+  const title = '\u001b]0;pwned\u0007';
+  const schema = checkError(() =>
+    checkResults({ ...minimal([]), schema: `sockbuf.${title}${'x'.repeat(5000)}` }),
+  );
+  assert.match(schema, /schema 'sockbuf\.\\x1b\]0;pwned\\x07x+… \(4,818 more characters\)'/);
+  const key = checkError(() =>
+    checkResults(minimal([{ scenario: 'tcp', placement: { [title]: 1 } }]), title),
+  );
+  assert.match(key, /^\\x1b\]0;pwned\\x07: not a sockbuf\.v1/);
+  const file = join(dir, `x${title}.json`);
+  writeFileSync(file, `{"schema": "\u001b[2J`);
+  const parse = checkError(() => loadResults([file]));
+  assert.match(parse, /x\\x1b\]0;pwned\\x07\.json' is not JSON/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+  for (const message of [schema, key, parse]) assert.doesNotMatch(message, /[\u0000-\u001f\u007f-\u009f]/);
 });
 
 test("a runner point flattens to labels, { median, min, max } columns, text cells and the placement's numbers", () => {
