@@ -2,8 +2,9 @@
 // (`files`) and tags every row and skip with the file it came from (`file`); the report splits a merged
 // document back into its files, so that every verdict, table, chart and Δ is computed within one file
 // and names it. Pure.
-import type { HostInfo } from '../../observe/proc.js';
+
 import { UsageError } from '../../errors.js';
+import type { HostInfo } from '../../observe/proc.js';
 import type { ResultRow, ResultsDocument } from './results.js';
 
 /** What a merged document keeps of each file it was made of. */
