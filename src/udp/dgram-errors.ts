@@ -58,6 +58,7 @@ export const errBadBufferSize = () =>
   nodeError(TypeError, 'ERR_SOCKET_BAD_BUFFER_SIZE', 'Buffer size must be a positive integer');
 export const errOutOfBounds = (name: string) =>
   nodeError(RangeError, 'ERR_BUFFER_OUT_OF_BOUNDS', `"${name}" is outside of buffer bounds`);
+export const errFdType = () => nodeError(TypeError, 'ERR_INVALID_FD_TYPE', 'Unsupported fd type: UNKNOWN');
 export const errMissingArgs = (name: string) =>
   nodeError(TypeError, 'ERR_MISSING_ARGS', `The "${name}" argument must be specified`);
 

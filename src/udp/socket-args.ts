@@ -2,6 +2,35 @@
 // (the same overloads, the same checks in the same order, the same errors). Pure.
 import { BUFFER_TYPES, errArgType, errOutOfBounds, validatePort } from './dgram-errors.js';
 
+export type SocketType = 'udp4' | 'udp6';
+export type LookupFunction = (
+  hostname: string,
+  family: number,
+  callback: (err: Error | null, address: string, family?: number) => void,
+) => void;
+
+export interface SocketOptions {
+  type: SocketType;
+  reuseAddr?: boolean;
+  ipv6Only?: boolean;
+  recvBufferSize?: number;
+  sendBufferSize?: number;
+  lookup?: LookupFunction;
+  signal?: AbortSignal;
+  /** sockbuf: receive buffer target once the socket receives, unless recvBufferSize is given (default 8 MiB, as the batched receiver). */
+  rcvbuf?: number | string;
+  /** sockbuf: messages per recvmmsg (default 32). */
+  batch?: number;
+  /** sockbuf: how long the reader keeps filling a batch after its first datagram (default 0: what one drain gives). */
+  coalesce?: number | string;
+}
+
+export interface AddressInfo {
+  address: string;
+  family: 'IPv4' | 'IPv6';
+  port: number;
+}
+
 export type SendCallback = (error: Error | null, bytes?: number) => void;
 
 /** One send() call, read: the datagram's bytes, where it goes (port 0 and no address when connected). */

@@ -7,13 +7,23 @@ import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import { parseSize } from '../policy/units.js';
-import { EBADF, EINVAL, IPPROTO_IPV6, IPV6_V6ONLY, SO_REUSEADDR, SOL_SOCKET } from '../sys/constants.js';
+import {
+  EBADF,
+  EINVAL,
+  IPPROTO_IPV6,
+  IPV6_V6ONLY,
+  SO_REUSEADDR,
+  SO_TYPE,
+  SOCK_DGRAM,
+  SOL_SOCKET,
+} from '../sys/constants.js';
 import { closeFd } from '../sys/socket.js';
-import { endpointOf, udpBind, udpConnect, udpDisconnect, udpSocket } from '../sys/udp-socket.js';
+import { endpointOf, getInt, udpBind, udpConnect, udpDisconnect, udpSocket } from '../sys/udp-socket.js';
 import {
   errAlreadyBound,
   errArgType,
   errBadType,
+  errFdType,
   errIsConnected,
   errNotConnected,
   errNotRunning,
@@ -22,44 +32,24 @@ import {
   validatePort,
 } from './dgram-errors.js';
 import { receiverOnSocket, type UdpReceiver } from './receiver.js';
-import { readBindArgs, readSendArgs, type SendCallback } from './socket-args.js';
+import {
+  type AddressInfo,
+  type LookupFunction,
+  readBindArgs,
+  readSendArgs,
+  type SendCallback,
+  type SocketOptions,
+  type SocketType,
+} from './socket-args.js';
+
+export type { AddressInfo, SocketOptions, SocketType } from './socket-args.js';
+export type { DgramBatch, RemoteInfo } from './socket-receive.js';
+export type { DgramSocketStats } from './socket-stats.js';
 import { SocketOptionsMixin } from './socket-options.js';
 import { pumpMessages } from './socket-receive.js';
 import { type Destination, MAX_PAYLOAD, SendQueue } from './socket-send.js';
 import { type DgramSocketStats, socketStats } from './socket-stats.js';
 import { socketTransport } from './socket-transport.js';
-
-export type SocketType = 'udp4' | 'udp6';
-type LookupFunction = (
-  hostname: string,
-  family: number,
-  callback: (err: Error | null, address: string, family?: number) => void,
-) => void;
-
-export interface SocketOptions {
-  type: SocketType;
-  reuseAddr?: boolean;
-  ipv6Only?: boolean;
-  recvBufferSize?: number;
-  sendBufferSize?: number;
-  lookup?: LookupFunction;
-  signal?: AbortSignal;
-  /** sockbuf: receive buffer target once the socket receives, unless recvBufferSize is given (default 8 MiB, as the batched receiver). */
-  rcvbuf?: number | string;
-  /** sockbuf: messages per recvmmsg (default 32). */
-  batch?: number;
-  /** sockbuf: how long the reader keeps filling a batch after its first datagram (default 0: what one drain gives). */
-  coalesce?: number | string;
-}
-
-export type { DgramBatch, RemoteInfo } from './socket-receive.js';
-export type { DgramSocketStats } from './socket-stats.js';
-
-export interface AddressInfo {
-  address: string;
-  family: 'IPv4' | 'IPv6';
-  port: number;
-}
 
 /** A dgram socket: the same methods and events as node:dgram's, plus stats() and a 'messages' batch event. */
 export class Socket extends SocketOptionsMixin {
@@ -136,6 +126,16 @@ export class Socket extends SocketOptionsMixin {
       };
       this.on('error', removeListeners);
       this.on('listening', onListening);
+    }
+    if (a.fd !== undefined) {
+      // node:dgram's bind({ fd }): adopt a UDP socket made elsewhere (closed on close()); 'listening' at once
+      if (!Number.isInteger(a.fd) || getInt(a.fd, SOL_SOCKET, SO_TYPE) !== SOCK_DGRAM) {
+        this.bindState = 'unbound';
+        throw errFdType();
+      }
+      this.fd = a.fd;
+      this.startListening();
+      return this;
     }
     const address = a.address || (this.family === 4 ? '0.0.0.0' : '::');
     this.lookup(address, (err, ip) => {

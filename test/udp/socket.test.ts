@@ -3,6 +3,7 @@
 // before bind, options. The errors have their own file (socket-errors.test.ts), the process life
 // cycle too (socket-lifecycle.test.ts).
 import { createHash } from 'node:crypto';
+import { udpBind, udpSocket } from '../../src/sys/udp-socket.js';
 import { addr, attempt, type Case, conformance, next, peer, tick } from './dgram-conformance.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16);
@@ -217,6 +218,25 @@ const cases: Case[] = [
       ],
       got: ['buffer', 'string', 'list!', 'world', 'bc', '', '', 'AB', 'end'],
     },
+  },
+  {
+    name: "bind({ fd }): a UDP socket made elsewhere is adopted, 'listening' at once, and it echoes",
+    async run(create) {
+      const fd = udpSocket(4);
+      udpBind(fd, '127.0.0.1', 0);
+      const seen: unknown[] = [];
+      const s = create('udp4', (m, r) => s.send(m, r.port, r.address));
+      s.on('listening', () => seen.push('listening'));
+      s.bind({ fd });
+      seen.push('after bind', addr(s.address()));
+      const p = await peer();
+      const back = next(p, 'message');
+      p.send('fd', s.address().port, '127.0.0.1');
+      seen.push(String((await back)[0]));
+      for (const x of [s, p]) await new Promise<void>((r) => x.close(() => r()));
+      return seen;
+    },
+    expect: ['listening', 'after bind', { address: '127.0.0.1', family: 'IPv4', port: 'PORT' }, 'fd'],
   },
   {
     name: 'options: buffer sizes, broadcast, TTL, multicast TTL and loopback, reuseAddr',
