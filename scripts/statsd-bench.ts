@@ -9,9 +9,13 @@
 // the step, per datagram processed. The loss-free rate of each is the highest rate of the rising
 // ladder it got through without losing one; after the ladder all run once more at 1.5 × node:dgram's
 // loss-free rate. The verdict (issue 22): sockbuf's loss-free rate ≥ 1.5 × node:dgram's, or at
-// 1.5 × node:dgram's loss-free rate sockbuf loses ≥ 10 × less. Run it under the team's heavy lock:
+// 1.5 × node:dgram's loss-free rate sockbuf loses ≥ 10 × less. Rates are what the sender reached
+// (on loopback the kernel's receive work runs on the sender's CPU: a busy CPU 0 slows it). Every
+// process runs at --nice (default −15 as root) so that other work on the shared host takes less of
+// their CPUs (sockbuf's reader thread asks for 10 levels more, as it always does). Run it under the
+// team's heavy lock:
 //   flock /tmp/sockbuf-heavy.lock node --import tsx scripts/statsd-bench.ts [--rates 10k,20k,…]
-//     [--seconds 2] [--json FILE]
+//     [--seconds 2] [--nice -15] [--json FILE]
 // Needs dist/ (npm run build): the preload is the built package, as users get it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     rates: { type: 'string', default: '10k,20k,40k,60k,80k,100k,130k,160k,200k,250k' },
     seconds: { type: 'string', default: '2' },
     keys: { type: 'string', default: '16' },
+    nice: { type: 'string', default: process.getuid?.() === 0 ? '-15' : '0' },
     json: { type: 'string' },
   },
 });
@@ -44,10 +49,15 @@ if (!rates.length || rates.some((r) => !(r >= 1 && r <= 5e6)) || rates.length > 
   throw new Error(`--rates: expected 1 to 30 rates from 1 to 5M, got '${values.rates}'`);
 if (!(Number.isInteger(keys) && keys >= 1 && keys <= 100000))
   throw new Error(`--keys: expected 1 to 100000, got '${values.keys}'`);
+const nice = Number(values.nice);
+if (!(Number.isInteger(nice) && nice >= -20 && nice <= 19))
+  throw new Error(`--nice: expected a whole number from -20 to 19, got '${values.nice}'`);
 
 interface Step {
   variant: Variant;
+  /** The rate asked of the sender, and what it reached (on a busy CPU it may fall short). */
   rate: number;
+  achievedRate: number;
   sent: number;
   sendSeconds: number;
   processed: number;
@@ -62,16 +72,12 @@ const dir = mkdtempSync(join(tmpdir(), 'sockbuf-statsd-'));
 const steps: Step[] = [];
 
 async function step(variant: Variant, r: number, sender: string): Promise<Step> {
-  const s = await startStatsd(variant, dir, 1, seconds + 60);
+  const s = await startStatsd(variant, dir, 1, seconds * 5 + 60, nice);
   try {
     const count = Math.max(1, Math.round(r * seconds));
     const cpu0 = s.cpuSeconds();
-    const send = runPinned(
-      0,
-      sender,
-      [String(s.port), String(r), String(count), String(keys)],
-      seconds * 5 + 30,
-    );
+    const args = [String(s.port), String(r), String(count), String(keys)];
+    const send = runPinned(0, 'nice', ['-n', String(nice), sender, ...args], seconds * 5 + 30);
     const out: Line = await send.line(() => true, (seconds * 5 + 30) * 1000);
     const c = await settle(s);
     const cpu = s.cpuSeconds() - cpu0;
@@ -81,6 +87,7 @@ async function step(variant: Variant, r: number, sender: string): Promise<Step> 
     const st: Step = {
       variant,
       rate: r,
+      achievedRate: Math.round(sent / Number(out.seconds)),
       sent,
       sendSeconds: Number(out.seconds),
       processed,
@@ -97,13 +104,16 @@ async function step(variant: Variant, r: number, sender: string): Promise<Step> 
   }
 }
 
-/** The highest rate of the rising ladder that `variant` got through without a loss (0: none). */
+/**
+ * The highest rate of the rising ladder that `variant` got through without a loss (0: none), as the
+ * sender reached it (a sender slowed by a busy CPU does not count for the rate it was asked).
+ */
 function lossFree(variant: Variant): number {
   let best = 0;
   for (const r of rates) {
     const st = steps.find((x) => x.variant === variant && x.rate === r);
     if (!st || st.lost > 0) break;
-    best = r;
+    best = Math.max(best, Math.min(r, st.achievedRate));
   }
   return best;
 }
@@ -132,18 +142,20 @@ try {
   const probeRate = Math.round(1.5 * lfNode);
   const probe: Step[] = [];
   if (probeRate > 0) for (const v of VARIANTS) probe.push(await step(v, probeRate, sender));
-  console.log(`\nlost (%) and CPU µs per datagram processed; ${VARIANTS.join(' | ')}`);
+  console.log(
+    `\nasked rate | per variant: rate reached, lost (%), CPU µs per datagram processed; ${VARIANTS.join(' | ')}`,
+  );
   for (const r of [...new Set([...steps, ...probe].map((x) => x.rate))]) {
     const row = VARIANTS.map((v) => [...steps, ...probe].find((x) => x.variant === v && x.rate === r));
     const cell = (x: Step | undefined) =>
       x
-        ? `${String(x.lost).padStart(8)} (${x.lossPct.toFixed(2).padStart(5)} %) ${x.cpuUsPerDatagram.toFixed(2).padStart(6)}`
+        ? `${fmt(x.achievedRate).padStart(5)}/s ${String(x.lost).padStart(7)} (${x.lossPct.toFixed(2).padStart(5)} %) ${x.cpuUsPerDatagram.toFixed(2).padStart(6)}`
         : '—';
     console.log(`${fmt(r).padEnd(9)} | ${row.map(cell).join(' | ')}`);
   }
   const pn = probe.find((x) => x.variant === 'node:dgram');
   const po = probe.find((x) => x.variant === 'sockbuf/dgram');
-  const ratio = lfNode ? lfOurs / lfNode : Number.POSITIVE_INFINITY;
+  const ratio = lfNode ? lfOurs / lfNode : Number.NaN;
   const lessLoss =
     pn && po
       ? po.lost === 0
@@ -152,7 +164,8 @@ try {
           : 1
         : pn.lost / po.lost
       : Number.NaN;
-  const met = ratio >= 1.5 || lessLoss >= 10;
+  // no verdict when node:dgram lost at the ladder's first rate: its loss-free rate is below the ladder
+  const met = lfNode > 0 && (ratio >= 1.5 || lessLoss >= 10);
   console.log(
     `\nloss-free rate: node:dgram ${fmt(lfNode)}/s, node:dgram 8MiB ${fmt(lfBig)}/s, sockbuf/dgram ${fmt(lfOurs)}/s (${ratio.toFixed(2)}×; the ladder's top was ${fmt(rates[rates.length - 1])}/s)`,
   );
@@ -160,13 +173,17 @@ try {
     console.log(
       `at 1.5 × node:dgram's loss-free rate (${fmt(probeRate)}/s): node:dgram lost ${pn.lost} (${pn.lossPct.toFixed(2)} %), sockbuf/dgram ${po.lost} (${po.lossPct.toFixed(2)} %): ${Number.isFinite(lessLoss) ? `${lessLoss.toFixed(1)}×` : '∞×'} less`,
     );
-  console.log(
-    `issue 22 goal (≥ 1.5 × the loss-free rate, or ≥ 10 × less loss at 1.5 ×): ${met ? 'met' : 'NOT met'}`,
-  );
+  const verdict =
+    lfNode === 0
+      ? 'no verdict (node:dgram lost at the first rate: start the ladder lower)'
+      : met
+        ? 'met'
+        : 'NOT met';
+  console.log(`issue 22 goal (≥ 1.5 × the loss-free rate, or ≥ 10 × less loss at 1.5 ×): ${verdict}`);
   if (values.json)
     writeFileSync(
       values.json,
-      `${JSON.stringify({ rates, seconds, keys, steps, probe, lossFree: { node: lfNode, node8MiB: lfBig, sockbuf: lfOurs }, loadAverage: loadavg(), ratio, lessLoss, met }, null, 2)}\n`,
+      `${JSON.stringify({ rates, seconds, keys, nice, steps, probe, lossFree: { node: lfNode, node8MiB: lfBig, sockbuf: lfOurs }, loadAverage: loadavg(), ratio, lessLoss, met }, null, 2)}\n`,
     );
 } finally {
   rmSync(dir, { recursive: true, force: true });

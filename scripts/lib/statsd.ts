@@ -99,13 +99,15 @@ export function cpuSecondsOf(pid: number): number {
 
 /**
  * Starts statsd on 127.0.0.1 (free ports, counters never flushed) with `variant`'s dgram, on `cpu`
- * when given (taskset); resolves once its management interface answers. Killed after `boundSeconds`.
+ * when given (taskset), at `nice`; resolves once its management interface answers. Killed after
+ * `boundSeconds`.
  */
 export async function startStatsd(
   variant: Variant,
   dir: string,
   cpu?: number,
   boundSeconds = 120,
+  nice = 0,
 ): Promise<Statsd> {
   const port = await freePort('udp');
   const mgmtPort = await freePort('tcp');
@@ -116,10 +118,9 @@ export async function startStatsd(
       `flushInterval: 3600000, backends: [], automaticConfigReload: false }\n`,
   );
   const node = [...PRELOAD[variant], STATS_JS, config];
+  const niced = ['nice', '-n', String(nice), process.execPath, ...node];
   const [cmd, args] =
-    cpu === undefined
-      ? [process.execPath, node]
-      : ['taskset', ['-c', String(cpu), process.execPath, ...node]];
+    cpu === undefined ? [niced[0], niced.slice(1)] : ['taskset', ['-c', String(cpu), ...niced]];
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d) => {

@@ -15,6 +15,7 @@ export const SOCK_CLOEXEC = 0o2000000;
 
 export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
+export const SO_TYPE = 3;
 export const SO_ERROR = 4;
 export const SO_BROADCAST = 6;
 export const SO_SNDBUF = 7;

@@ -73,7 +73,7 @@ test('scripts/statsd-bench.ts: each variant of StatsD counted what the C sender 
     assert.equal(x.metricSum, x.processed, 'one metric line per datagram, each added up');
   }
   assert.match(r.stdout, /^loss-free rate: node:dgram \S+, node:dgram 8MiB \S+, sockbuf\/dgram \S+ /m);
-  assert.match(r.stdout, /^issue 22 goal .*: (met|NOT met)$/m);
+  assert.match(r.stdout, /^issue 22 goal .*: (met|NOT met|no verdict .*)$/m);
 });
 
 test('scripts/statsd-bench.ts: a bad option is refused before anything runs', () => {
