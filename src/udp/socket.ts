@@ -41,15 +41,15 @@ import {
   type SocketOptions,
   type SocketType,
 } from './socket-args.js';
-
-export type { AddressInfo, SocketOptions, SocketType } from './socket-args.js';
-export type { DgramBatch, RemoteInfo } from './socket-receive.js';
-export type { DgramSocketStats } from './socket-stats.js';
 import { SocketOptionsMixin } from './socket-options.js';
 import { pumpMessages } from './socket-receive.js';
 import { type Destination, MAX_PAYLOAD, SendQueue } from './socket-send.js';
 import { type DgramSocketStats, socketStats } from './socket-stats.js';
 import { socketTransport } from './socket-transport.js';
+
+export type { AddressInfo, SocketOptions, SocketType } from './socket-args.js';
+export type { DgramBatch, RemoteInfo } from './socket-receive.js';
+export type { DgramSocketStats } from './socket-stats.js';
 
 /** A dgram socket: the same methods and events as node:dgram's, plus stats() and a 'messages' batch event. */
 export class Socket extends SocketOptionsMixin {
