@@ -183,6 +183,14 @@ export function registerBlastUdp(blast: Command): void {
         printPairs([
           ['sent', `${r.sent} datagrams of ${r.size} B in ${formatDuration(r.seconds)}`],
           ['rate', `${Math.round(r.datagramsPerSecond)} datagrams/s, ${formatBitRate(r.bitsPerSecond)}`],
+          ...(r.askedDatagramsPerSecond === undefined
+            ? []
+            : ([
+                [
+                  'asked',
+                  `${Math.round(r.askedDatagramsPerSecond)} datagrams/s: ${r.paceKept ? 'kept' : 'NOT kept'} (${Math.round((100 * r.datagramsPerSecond) / r.askedDatagramsPerSecond)} % reached)`,
+                ],
+              ] as [string, string][])),
           ['send errors', `${r.sendErrors} ${JSON.stringify(r.sendErrorsByCode)}, blocked ${r.sendBlocked}`],
           ['gso', r.gso ? 'on' : `off${r.gsoFallback ? ` (${r.gsoFallback})` : ''}`],
         ]);

@@ -43,6 +43,31 @@ export interface UdpBlastResult {
   gsoFallback?: string;
   /** When the last burst of datagrams was sent, ms since the epoch (seed 004's drift counts from it). */
   endedAtMs: number;
+  /** The pace asked (`rate`), in datagrams per second; absent for 'max'. */
+  askedDatagramsPerSecond?: number;
+  /** Whether the pace asked was kept (see paceKept); absent for 'max'. */
+  paceKept?: boolean;
+}
+
+/**
+ * Whether a paced send kept its pace: `sent` datagrams in `seconds` at `asked` per second, short by
+ * at most 2 % and one GSO message (`segs` datagrams: a GSO sender waits for a whole one). Pure.
+ */
+export function paceKept(asked: number, sent: number, seconds: number, segs: number): boolean {
+  return sent >= 0.98 * asked * seconds - segs;
+}
+
+/** The warning for a pace not kept: the figures, and what held the sender back where it is known. */
+export function paceWarning(r: UdpBlastResult): string {
+  const asked = r.askedDatagramsPerSecond ?? 0;
+  const pct = Math.round((100 * r.datagramsPerSecond) / asked);
+  const why =
+    r.sendBlocked > 0
+      ? `the socket buffer was full ${r.sendBlocked} times`
+      : r.sendErrors > 0
+        ? `the kernel refused ${r.sendErrors} sends`
+        : "the sender's CPU could not keep up";
+  return `sockbuf: blast udp reached ${Math.round(r.datagramsPerSecond)} datagrams/s of the ${Math.round(asked)} asked (${pct} %): ${why}`;
 }
 
 /** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */

@@ -15,7 +15,13 @@ import { durationMs, parseSize } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
 import { gsoAvailable } from '../udp/offload.js';
 import { createUdpSender, MAX_DATAGRAM, UdpSendError, type UdpSender } from '../udp/sender.js';
-import { parseSendRate, type UdpBlastOptions, type UdpBlastResult } from './udp-blast-options.js';
+import {
+  paceKept,
+  paceWarning,
+  parseSendRate,
+  type UdpBlastOptions,
+  type UdpBlastResult,
+} from './udp-blast-options.js';
 import {
   DATA_MAGIC,
   type DatagramHeader,
@@ -57,7 +63,7 @@ export class UdpBlast {
   private readonly byCode: Record<string, number> = {};
   private closed = false;
   private opening: Promise<void> | undefined;
-  /** Called once when GSO was asked for and the kernel refused it (the fallback is taken). */
+  /** Called when GSO was asked for and the kernel refused it (once), and when a pace was not kept. */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
   constructor(o: UdpBlastOptions) {
@@ -190,19 +196,26 @@ export class UdpBlast {
     while (!this.closed && !opts.signal?.aborted) {
       t = performance.now() / 1e3;
       const done = this.sent - sent0;
-      if (t >= end || done >= limit) break;
+      if (done >= limit) break;
+      // due by now, or by the end once it has passed (one slice): a timer that woke late does not cut
+      // the tail
       let due = Math.min(
         limit - done,
-        Number.isFinite(this.rate) ? Math.floor(this.rate * (t - t0)) - done : 1e9,
+        Number.isFinite(this.rate)
+          ? Math.floor(this.rate * (Math.min(t, end) - t0)) - done
+          : t < end
+            ? 1e9
+            : 0,
       );
       if (due <= 0) {
+        if (t >= end) break;
         const wait = (done + 1) / this.rate - (t - t0);
         await sleep(Math.max(1, Math.min(wait * 1e3, (end - t) * 1e3)));
         continue;
       }
       // With GSO, send whole super-datagrams: wait (≤ 1 ms) until a full one is due, or the receiver
       // gets a GRO message per few datagrams and GRO buys nothing.
-      if (due < this.segs && due < limit - done && t - lastSend < 1e-3) {
+      if (due < this.segs && due < limit - done && t - lastSend < 1e-3 && t < end) {
         await yieldNow();
         continue;
       }
@@ -218,13 +231,16 @@ export class UdpBlast {
         }
         if (performance.now() / 1e3 >= sliceEnd) break;
       }
+      if (t >= end) break; // past the end: one slice of what was due by then, no more
       if (stalled) await sleep(1);
       else await yieldNow();
     }
     const seconds = Math.max(1e-9, performance.now() / 1e3 - t0);
     const sent = this.sent - sent0;
     const bytes = this.bytes - bytes0;
-    return {
+    // a paced run kept its pace when what went is what was due over the time it ran, or its count
+    const asked = Number.isFinite(this.rate) ? this.rate : undefined;
+    const result: UdpBlastResult = {
       sent,
       bytes,
       seconds,
@@ -240,7 +256,16 @@ export class UdpBlast {
       gso: this.gso,
       endedAtMs: performance.timeOrigin + lastSend * 1e3,
       ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
+      ...(asked === undefined
+        ? {}
+        : {
+            askedDatagramsPerSecond: asked,
+            paceKept: sent >= limit || paceKept(asked, sent, Math.min(seconds, end - t0), this.segs),
+          }),
     };
+    if (result.paceKept === false && !opts.signal?.aborted && !this.closed)
+      this.onWarning(paceWarning(result));
+    return result;
   }
 
   private calls(): number {

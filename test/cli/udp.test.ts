@@ -12,12 +12,16 @@ const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 function start(args: string[]): {
   child: ChildProcess;
   lines: Record<string, unknown>[];
+  /** Every stdout line (the table of a run without --json). */
+  text: string[];
   exit: Promise<number>;
 } {
   assert.ok(existsSync(CLI), 'dist/ is built (npm run build)');
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
+  const text: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => {
+    text.push(l);
     if (l.startsWith('{')) lines.push(JSON.parse(l));
   });
   let stderr = '';
@@ -30,7 +34,7 @@ function start(args: string[]): {
       resolve(code ?? -1);
     }),
   );
-  return { child, lines, exit };
+  return { child, lines, text, exit };
 }
 
 const stderrOf = (c: ChildProcess) => (c as ChildProcess & { stderrText?: string }).stderrText ?? '';
@@ -122,5 +126,54 @@ test('sink udp --idle 1s --slot 2048 ends after one oversize datagram (truncated
   } finally {
     clearTimeout(killer);
     sink.child.kill('SIGKILL');
+  }
+});
+
+// issue 23 item 6: a pace the sender cannot keep is said, asked against reached, in the JSON, the
+// table and a warning line (before, the result gave the rate reached alone)
+test('blast udp at a rate no sender reaches says the pace was not kept: JSON, table and one warning line', async () => {
+  const s = dgram.createSocket('udp4'); // bound, never read: the kernel drops what does not fit
+  await new Promise<void>((res) => s.bind(0, '127.0.0.1', () => res()));
+  const to = `127.0.0.1:${s.address().port}`;
+  const children: ChildProcess[] = [];
+  const killer = setTimeout(() => {
+    for (const c of children) c.kill('SIGKILL');
+  }, 30_000);
+  const run = (a: string[]) => {
+    const r = start(a);
+    children.push(r.child);
+    return r;
+  };
+  try {
+    const args = ['blast', 'udp', '--to', to, '--rate', '1000M', '--duration', '300ms'];
+    const json = run([...args, '--json']);
+    assert.equal(await json.exit, 0, stderrOf(json.child));
+    const r = json.lines.find((l) => l.event === 'result') as Record<string, unknown>;
+    assert.equal(r.askedDatagramsPerSecond, 1e9);
+    assert.equal(r.paceKept, false);
+    assert.ok((r.datagramsPerSecond as number) < 1e9);
+    const warnings = stderrOf(json.child).split('\n').filter(Boolean);
+    assert.equal(warnings.length, 1, stderrOf(json.child));
+    assert.match(
+      warnings[0],
+      /^sockbuf: warning: blast udp reached \d+ datagrams\/s of the 1000000000 asked \(\d+ %\): the sender's CPU could not keep up$/,
+    );
+    const table = run(args);
+    assert.equal(await table.exit, 0, stderrOf(table.child));
+    assert.match(table.text.join('\n'), /^asked +1000000000 datagrams\/s: NOT kept \(\d+ % reached\)$/m);
+    assert.match(
+      stderrOf(table.child),
+      /^sockbuf: warning: blast udp reached \d+ datagrams\/s of the 1000000000 asked/,
+    );
+    // a pace that is kept: no warning, paceKept true
+    const kept = run(['blast', 'udp', '--to', to, '--rate', '2k', '--duration', '300ms', '--json']);
+    assert.equal(await kept.exit, 0);
+    const k = kept.lines.find((l) => l.event === 'result') as Record<string, unknown>;
+    assert.equal(k.askedDatagramsPerSecond, 2000);
+    assert.equal(k.paceKept, true, JSON.stringify(k));
+    assert.equal(stderrOf(kept.child), '');
+  } finally {
+    clearTimeout(killer);
+    s.close();
   }
 });

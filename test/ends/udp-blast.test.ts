@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { createUdpBlast, parseSendRate } from '../../src/ends/udp-blast.js';
+import { paceKept } from '../../src/ends/udp-blast-options.js';
 import { ResolveError, UsageError } from '../../src/errors.js';
 import { SOCK_DGRAM } from '../../src/sys/constants.js';
 import { bindFd, closeFd, createSocket, localEndpoint } from '../../src/sys/socket.js';
@@ -110,4 +111,12 @@ test('a paced GSO send goes out in whole super-datagrams, not a few datagrams pe
     s.close();
     closeFd(fd);
   }
+});
+
+test('paceKept: short by at most 2 % and one GSO message', () => {
+  assert.equal(paceKept(100_000, 98_000, 1, 64), true);
+  assert.equal(paceKept(100_000, 97_937, 1, 64), true, 'one GSO message short of 98 %');
+  assert.equal(paceKept(100_000, 97_935, 1, 64), false);
+  assert.equal(paceKept(1e9, 1e6, 0.3, 64), false);
+  assert.equal(paceKept(2000, 599, 0.3, 1), true);
 });
