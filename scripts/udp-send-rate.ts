@@ -7,7 +7,8 @@
 //   c-gso   C UDP_SEGMENT, 64 × 64 datagrams a call            -> C UDP_GRO receiver
 //   blast   `sockbuf blast udp --gso on` (the test header, sendSegments) -> C UDP_GRO receiver
 // and, with --pace F (issue 23 item 6), for each fraction F of that run's c-gso rate R: the C
-// UDP_SEGMENT sender paced at F × R and `blast udp --gso on --rate F×R`, each reached ÷ asked.
+// UDP_SEGMENT sender paced at F × R and `blast udp --gso on --rate F×R`, each reached ÷ asked (the
+// sender's own rate: what it sent over the time it ran; its receiver counts what arrived).
 // Each sender runs SECONDS on CPU 0, its receiver on CPU 1 (taskset), one pair at a time, RUNS times
 // in turn. The rate of each is what its receiver counted (datagrams / time from first to last); the
 // receivers nap 100 µs when empty instead of sleeping in poll, so that no sender pays a wake-up per
@@ -145,10 +146,14 @@ for (const [kind, xs] of Object.entries(ratios))
   console.log(
     `${kind} ÷ dgram: median ${median(xs).toFixed(2)}× (${xs.map((x) => x.toFixed(2)).join(', ')})`,
   );
+// a paced sender's own rate (what it sent over the time it ran) against the pace asked; its
+// receiver says whether all of it arrived
 const reached: Record<string, number[]> = {};
 for (const p of results.filter((x) => x.asked !== undefined)) {
   const key = `${p.kind} at ${p.fraction} × c-gso`;
-  reached[key] = [...(reached[key] ?? []), rate(p) / (p.asked ?? 1)];
+  reached[key] = [...(reached[key] ?? []), num(p.sent, 'datagramsPerSecond') / (p.asked ?? 1)];
+  const lost = num(p.sent, 'sent') - num(p.received, 'received');
+  if (lost > 0) console.log(`run ${p.run}: ${key}: ${lost} of ${num(p.sent, 'sent')} not received`);
 }
 for (const [key, xs] of Object.entries(reached))
   console.log(
