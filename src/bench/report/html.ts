@@ -20,7 +20,7 @@ import {
   txt,
   verdictHtml,
 } from './html-parts.js';
-import { count, MAX_LIST } from './limits.js';
+import { count, MAX_FILES, MAX_LIST } from './limits.js';
 import { CSS, PAGE_SCRIPT } from './page-assets.js';
 import type { ResultsDocument, Verdict } from './results.js';
 import { mergeResults, type Source, sources } from './sources.js';
@@ -142,7 +142,8 @@ export function htmlPage(
 ): string {
   const doc = Array.isArray(input) ? mergeResults(input) : input;
   const seedOf = (scenario: string) => seeds.find((s) => s.tables.includes(scenario))?.id;
-  const all = sources(doc);
+  const every = sources(doc);
+  const all = every.slice(0, MAX_FILES);
   const multi = all.length > 1;
   const parts: Part[] = all.map((s, i) => ({
     ...s,
@@ -165,9 +166,14 @@ export function htmlPage(
         )
         .join('')}</ul>`
     : `<p class="meta">${metaHtml(doc, opts.generatedAt)}</p>${hostHtml(doc)}`;
-  const notice = page.cut
-    ? '<p class="notice">These results are too large for one page: some tables show only their first rows (said under each). <code>sockbuf report FILE</code> prints every row as text.</p>'
-    : '';
+  const unshown =
+    every.length > all.length
+      ? ` Only the first ${MAX_FILES} of ${count(every.length)} files are shown.`
+      : '';
+  const notice =
+    page.cut || unshown
+      ? `<p class="notice">These results are too large for one page: some tables show only their first rows (said under each).${unshown} <code>sockbuf report FILE</code> prints every row as text.</p>`
+      : '';
   const command = Array.isArray(doc.command) ? doc.command.join(' ') : String(doc.command);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -17,6 +17,8 @@ export const MAX_COLUMNS = 40;
 export const MAX_CHART_LABELS = 60;
 export const MAX_CHART_SERIES = 12;
 export const MAX_CHART_POINTS = 500;
+/** Files of a merge shown on one page. */
+export const MAX_FILES = 50;
 /** Host sysctls and skipped entries listed per file. */
 export const MAX_LIST = 100;
 

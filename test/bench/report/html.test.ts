@@ -121,3 +121,18 @@ test('a page carries a bounded amount: long strings cut, long tables and charts 
   // the loopback TCP chart: the first 60 of 5 003 message sizes (5 000 new, 3 of the fixture)
   assert.match(html, /Showing the first 60 of 5,003 groups: the text report has every row\./);
 });
+
+test('a merge of many files shows its first 50 on the page, and says so', () => {
+  const [hand] = loadResults([HAND]);
+  const one = { ...hand, results: hand.results.slice(0, 1), skipped: [] };
+  const docs = Array.from({ length: 60 }, () => one);
+  const html = renderHtml(
+    mergeResults(
+      docs,
+      docs.map((_, i) => `f${i}.json`),
+    ),
+  );
+  assert.match(html, /Only the first 50 of 60 files are shown\./);
+  assert.match(html, /host of f49\.json/);
+  assert.doesNotMatch(html, /f50\.json/);
+});
