@@ -62,10 +62,11 @@ export function register(program: Command): Command {
         },
         out,
       );
-      out('ready', { host: sink.server.host, port: sink.server.port, buffers: sink.server.buffers });
+      // the handlers first: a peer may signal as soon as it reads the ready line
       const stop = () => void sink.stop();
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
+      out('ready', { host: sink.server.host, port: sink.server.port, buffers: sink.server.buffers });
       const result = await sink.done;
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
