@@ -16,7 +16,10 @@
 // sendmmsg sender's profile): every sender carries that alike. Run it under the team's heavy lock:
 //   flock /tmp/sockbuf-heavy.lock node --import tsx scripts/udp-send-rate.ts [--seconds 3] [--runs 3]
 //     [--size 64] [--only dgram,batch,gso,c-mmsg,c-gso,blast] [--pace 0.6,0.9]
-// Prints one JSON line per pair and a summary (ratios to node:dgram within each run, and medians).
+// Prints one JSON line per pair and a summary: ratios to node:dgram within each run, and medians, of
+// the rate (received ÷ the receiver's first-to-last span) and of what was received per CPU-second of
+// the sender (user + system: the loopback receive path is in it). On a host whose CPUs are shared
+// with other work the rate follows the sender's share of its CPU; the per-CPU-second figure does not.
 // test/scripts/udp-send-rate.test.ts runs it for a fraction of a second.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +126,8 @@ try {
 }
 
 const rate = (p: Pair) => num(p.received, 'datagramsPerSecond');
+/** Datagrams the receiver counted per CPU-second of the sender: what one core sends, whatever its share. */
+const perCpu = (p: Pair) => num(p.received, 'received') / num(p.sent, 'cpuSeconds');
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -131,21 +136,26 @@ console.log(
   `\nsummary: ${size} B, ${seconds} s a pair, ${runs} runs; load average ${load0} at the start, ${loadavg()} at the end`,
 );
 const ratios: Record<string, number[]> = {};
+const cpuRatios: Record<string, number[]> = {};
 for (let run = 1; run <= runs; run++) {
   const of = results.filter((p) => p.run === run && p.asked === undefined);
   const base = of.find((p) => p.kind === 'dgram');
   const cells = of.map((p) => {
     const x = base ? rate(p) / rate(base) : Number.NaN;
-    if (base && p !== base) ratios[p.kind] = [...(ratios[p.kind] ?? []), x];
+    const c = base ? perCpu(p) / perCpu(base) : Number.NaN;
+    if (base && p !== base) {
+      ratios[p.kind] = [...(ratios[p.kind] ?? []), x];
+      cpuRatios[p.kind] = [...(cpuRatios[p.kind] ?? []), c];
+    }
     const lost = num(p.sent, 'sent') - num(p.received, 'received');
-    return `${p.kind} ${Math.round(rate(p))}/s${base ? ` (${x.toFixed(2)}×)` : ''}${lost > 0 ? ` [${lost} not received]` : ''}`;
+    const cpu = `${Math.round(perCpu(p))}/cpu-s${base ? ` (${c.toFixed(2)}×)` : ''}`;
+    return `${p.kind} ${Math.round(rate(p))}/s${base ? ` (${x.toFixed(2)}×)` : ''} ${cpu}${lost > 0 ? ` [${lost} not received]` : ''}`;
   });
   console.log(`run ${run}: ${cells.join(', ')}`);
 }
+const show = (xs: number[]) => `median ${median(xs).toFixed(2)}× (${xs.map((x) => x.toFixed(2)).join(', ')})`;
 for (const [kind, xs] of Object.entries(ratios))
-  console.log(
-    `${kind} ÷ dgram: median ${median(xs).toFixed(2)}× (${xs.map((x) => x.toFixed(2)).join(', ')})`,
-  );
+  console.log(`${kind} ÷ dgram: ${show(xs)}; per CPU-second ${show(cpuRatios[kind])}`);
 // a paced sender's own rate (what it sent over the time it ran) against the pace asked; its
 // receiver says whether all of it arrived
 const reached: Record<string, number[]> = {};

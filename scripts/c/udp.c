@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,12 @@ static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec / 1e9;
+}
+/** CPU seconds (user + system) of this process: on loopback the receive path runs in it too. */
+static double cpu_s(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
 static double wall_us(void) {
   struct timespec t;
@@ -79,16 +86,16 @@ static int send_mmsg(struct sockaddr_in *to, double secs) {
     m[i].msg_hdr.msg_name = to;
     m[i].msg_hdr.msg_namelen = sizeof *to;
   }
-  double seq = 0, t0 = now_s(), end = t0 + secs;
+  double seq = 0, t0 = now_s(), end = t0 + secs, c0 = cpu_s();
   while (now_s() < end) {
     double us = wall_us();
     for (int i = 0; i < BATCH; i++) header(buf[i], DATA_MAGIC, seq + i, us);
     int r = sendmmsg(fd, m, BATCH, 0);
     if (r > 0) seq += r;
   }
-  double s = now_s() - t0;
+  double s = now_s() - t0, cpu = cpu_s() - c0;
   trailers(fd, to, seq);
-  printf("{\"sent\":%.0f,\"seconds\":%.3f,\"datagramsPerSecond\":%.0f}\n", seq, s, seq / s);
+  printf("{\"sent\":%.0f,\"seconds\":%.3f,\"datagramsPerSecond\":%.0f,\"cpuSeconds\":%.3f}\n", seq, s, seq / s, cpu);
   return 0;
 }
 
@@ -109,7 +116,7 @@ static int send_gso(struct sockaddr_in *to, double secs, double rate) {
     m[i].msg_hdr.msg_namelen = sizeof *to;
   }
   int per = rate > 0 ? 8 : BATCH; // messages (of 64 datagrams) per call: small when paced
-  double seq = 0, t0 = now_s(), end = t0 + secs;
+  double seq = 0, t0 = now_s(), end = t0 + secs, c0 = cpu_s();
   for (double t = t0; t < end; t = now_s()) {
     if (rate > 0 && seq >= (t - t0) * rate) continue;
     double us = wall_us();
@@ -118,11 +125,11 @@ static int send_gso(struct sockaddr_in *to, double secs, double rate) {
     int r = sendmmsg(fd, m, per, 0);
     if (r > 0) seq += r * 64.0;
   }
-  double s = now_s() - t0;
+  double s = now_s() - t0, cpu = cpu_s() - c0;
   seg = 0;
   setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &seg, sizeof seg);
   trailers(fd, to, seq);
-  printf("{\"sent\":%.0f,\"seconds\":%.3f,\"datagramsPerSecond\":%.0f}\n", seq, s, seq / s);
+  printf("{\"sent\":%.0f,\"seconds\":%.3f,\"datagramsPerSecond\":%.0f,\"cpuSeconds\":%.3f}\n", seq, s, seq / s, cpu);
   return 0;
 }
 

@@ -3,7 +3,7 @@
 // dgram: node:dgram's send(), one datagram a call, on a connected socket, yielding every 64 sends;
 // batch: sockbuf's sendBatch() of 1024 payloads a call without GSO; gso: the same with GSO (the
 // payloads share a size, so they go as runs of 64). Payloads are random bytes (no test header: the
-// C receiver counts datagrams). Prints one JSON line: { sent, seconds, datagramsPerSecond }.
+// C receiver counts datagrams). Prints one JSON line: { sent, seconds, datagramsPerSecond, cpuSeconds }.
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { setImmediate as yieldNow } from 'node:timers/promises';
@@ -17,6 +17,7 @@ if (!['dgram', 'batch', 'gso'].includes(kind) || !(port > 0) || !(seconds > 0) |
   throw new Error('usage: udp-send-child.ts dgram|batch|gso PORT SECONDS SIZE');
 
 let sent = 0;
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const end = t0 + seconds * 1000;
 if (kind === 'dgram') {
@@ -36,4 +37,6 @@ if (kind === 'dgram') {
   s.close();
 }
 const secs = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ sent, seconds: secs, datagramsPerSecond: Math.round(sent / secs) }));
+const cpu = process.cpuUsage(cpu0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+console.log(JSON.stringify({ sent, seconds: secs, datagramsPerSecond: Math.round(sent / secs), cpuSeconds }));

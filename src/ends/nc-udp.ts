@@ -2,7 +2,7 @@
 // `node nc-udp.js --host H --size S [--idle 1s]`. `nc -u -l` binds, takes the first sender (it connects
 // to it: datagrams from other ports are dropped) and writes every datagram's bytes to stdout as one
 // stream; here that goes to a file, and the datagrams are counted from it afterwards: whole data
-// datagrams of the fixed size, the sender's trailers apart (src/udp/datagram.ts splitDatagramStream).
+// datagrams of the fixed size, the sender's trailers apart (ends/udp-header.ts splitDatagramStream).
 // Kernel drops are the socket's own, read from /proc/net/udp{,6} before nc is stopped.
 import dgram from 'node:dgram';
 import { readFileSync, rmSync, statSync } from 'node:fs';

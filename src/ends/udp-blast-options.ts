@@ -43,6 +43,8 @@ export interface UdpBlastResult {
   gsoFallback?: string;
   /** When the last burst of datagrams was sent, ms since the epoch (seed 004's drift counts from it). */
   endedAtMs: number;
+  /** CPU time of the process (user + system) during the run: on loopback the receive path is in it. */
+  cpuSeconds: number;
   /** The pace asked (`rate`), in datagrams per second; absent for 'max'. */
   askedDatagramsPerSecond?: number;
   /** Whether the pace asked was kept (see paceKept); absent for 'max'. */

@@ -191,6 +191,7 @@ export class UdpBlast {
     const bytes0 = this.bytes;
     const calls0 = this.calls();
     const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
+    const cpu0 = process.cpuUsage();
     let t = t0;
     let lastSend = t0;
     while (!this.closed && !opts.signal?.aborted) {
@@ -236,6 +237,7 @@ export class UdpBlast {
       else await yieldNow();
     }
     const seconds = Math.max(1e-9, performance.now() / 1e3 - t0);
+    const cpu = process.cpuUsage(cpu0);
     const sent = this.sent - sent0;
     const bytes = this.bytes - bytes0;
     // a paced run kept its pace when what went is what was due over the time it ran, or its count
@@ -255,6 +257,7 @@ export class UdpBlast {
       size: this.size,
       gso: this.gso,
       endedAtMs: performance.timeOrigin + lastSend * 1e3,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
       ...(this.gsoFallback ? { gsoFallback: this.gsoFallback } : {}),
       ...(asked === undefined
         ? {}

@@ -107,7 +107,7 @@ export class SequenceTracker {
 
   /**
    * One datagram as it came, at `off` of `view`, `len` bytes: its header (read with the one codec,
-   * udp/datagram.ts) recorded as data or trailer, or counted as unsequenced. Returns 1 for a trailer.
+   * ends/udp-header.ts) recorded as data or trailer, or counted as unsequenced. Returns 1 for a trailer.
    */
   recordDatagram(view: DataView, off: number, len: number, recvUs: number): number {
     const h = readHeader(view, off, len, this.header);
