@@ -1,6 +1,7 @@
 // The exporter's scrape at scale (issue 24): a child process opens SOCKETS sockets on loopback (TCP
 // listeners, a tenth of them with a pinned receive buffer, connections to them, and UDP sockets with a
-// small receive buffer that nobody reads, each sent a few datagrams too many so the kernel drops some),
+// small receive buffer that nobody reads, each sent a few datagrams too many so the kernel drops some,
+// and one more twice a second so it keeps dropping),
 // then `sockbuf exporter` (dist/, a process of its own) is scraped SCRAPES times per --top value, 1.2 s
 // apart (past the exporter's 250 ms sample cache). Reported: each scrape's time and size, the exporter's
 // RSS after the scrapes and its peak (VmHWM); and, as the C baseline of the same sock_diag dumps, the
@@ -44,6 +45,7 @@ function plan(n: number) {
 async function hold(n: number): Promise<void> {
   const p = plan(n);
   const udpFds: number[] = [];
+  const udpPorts: number[] = [];
   const servers: TcpServer[] = [];
   const accepted: TcpConnection[] = [];
   const clients: net.Socket[] = [];
@@ -54,6 +56,7 @@ async function hold(n: number): Promise<void> {
     setIntOption(fd, SOL_SOCKET, SO_RCVBUF, 2048); // the kernel's minimum: a few datagrams fill it
     bindFd(fd, { host: '127.0.0.1', port: 0 });
     const port = localEndpoint(fd)?.port ?? 0;
+    udpPorts.push(port);
     for (let k = 0; k < 8; k++) await new Promise((r) => tx.send(Buffer.alloc(1200), port, '127.0.0.1', r));
   }
   for (let i = 0; i < p.listeners; i++) {
@@ -76,8 +79,13 @@ async function hold(n: number): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ ready: true, ...p, sockets: p.udp + p.listeners + 2 * p.connections })}\n`,
   );
+  // one more datagram to each full UDP socket twice a second: it keeps dropping, so it keeps its series
+  const dropping = setInterval(() => {
+    for (const port of udpPorts) tx.send(Buffer.alloc(1200), port, '127.0.0.1');
+  }, 500);
   process.stdin.resume();
   await new Promise((r) => process.stdin.once('end', r));
+  clearInterval(dropping);
   for (const c of clients) c.destroy();
   for (const s of servers) await s.close(true);
   for (const fd of udpFds) closeFd(fd);

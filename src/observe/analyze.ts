@@ -148,6 +148,8 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     };
     if (m?.drops !== undefined && old?.skmem?.drops !== undefined) {
       row.dropsInInterval = Math.max(0, m.drops - old.skmem.drops);
+    } else if (m?.drops !== undefined && prev && !old) {
+      row.dropsInInterval = m.drops; // opened since the previous sample: every drop is in the interval
     }
     if (t && s.stateName !== 'listen') {
       row.rttUs = t.rtt;

@@ -170,6 +170,10 @@ test('UDP: drops flag a socket; with two samples only new drops count', () => {
   assert.match(more.flags[0].reason, /7 datagrams dropped in the last 1s/);
   const [clean] = analyze(snap([udp(9001, {})]), HOST);
   assert.equal(clean.limited, false);
+  // a socket opened since the previous sample: every drop it has happened in the interval
+  const [fresh] = analyze(snap([udp(9002, { drops: 4 }, 'u2')], 1000), HOST, snap([a], 0));
+  assert.equal(fresh.dropsInInterval, 4);
+  assert.match(fresh.flags[0]?.reason ?? '', /4 datagrams dropped in the last 1s/);
 });
 
 test('filterRows: port matches either end; pid, state and --limited', () => {
