@@ -92,15 +92,16 @@ export async function sinkIperf3(o: Opts): Promise<void> {
     },
     out,
   );
+  // the handlers first: a peer may signal as soon as it reads the ready line
+  const stop = () => void sink.stop(true);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
   out('ready', {
     host: sink.server.host,
     port: sink.server.port,
     iperf3: true,
     buffers: sink.server.buffers,
   });
-  const stop = () => void sink.stop(true);
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
   const result = await sink.done;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
