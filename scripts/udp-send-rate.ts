@@ -12,8 +12,9 @@
 // Each sender runs SECONDS on CPU 0, its receiver on CPU 1 (taskset), one pair at a time, RUNS times
 // in turn. The rate of each is what its receiver counted (datagrams / time from first to last); the
 // receivers nap 100 µs when empty instead of sleeping in poll, so that no sender pays a wake-up per
-// datagram. On loopback the kernel's receive path still runs on the sender's CPU (about 30 % of a C
-// sendmmsg sender's profile): every sender carries that alike. Run it under the team's heavy lock:
+// datagram, and hold 256 MiB, so that they keep up while off their CPU. On loopback the kernel's
+// receive path still runs on the sender's CPU (about 30 % of a C sendmmsg sender's profile): every
+// sender carries that alike. Run it under the team's heavy lock:
 //   flock /tmp/sockbuf-heavy.lock node --import tsx scripts/udp-send-rate.ts [--seconds 3] [--runs 3]
 //     [--size 64] [--only dgram,batch,gso,c-mmsg,c-gso,blast] [--pace 0.6,0.9]
 // Prints one JSON line per pair and a summary: ratios to node:dgram within each run, and medians, of
@@ -65,6 +66,8 @@ const CHILD = fileURLToPath(new URL('./lib/udp-send-child.ts', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-sendrate-'));
 const bound = seconds + 60;
 const NAP_US = '100';
+// a receive buffer that outlasts the receiver's time off its CPU on a loaded host (charged only when used)
+const RCVBUF_MIB = '256';
 
 function sender(kind: Kind, C: string, rate?: number) {
   const paced = rate === undefined ? [] : [String(Math.round(rate))];
@@ -95,7 +98,7 @@ interface Pair {
 
 async function pair(run: number, kind: Kind, C: string, pace?: { rate: number; fraction: number }) {
   const gro = kind === 'gso' || kind === 'c-gso' || kind === 'blast';
-  const r = runPinned(1, C, [gro ? 'recv-gro' : 'recv-mmsg', port, NAP_US], bound);
+  const r = runPinned(1, C, [gro ? 'recv-gro' : 'recv-mmsg', port, NAP_US, RCVBUF_MIB], bound);
   await r.line((l) => l.ready === true);
   const s = sender(kind, C, pace?.rate);
   const sent = await s.line((l) => 'sent' in l, bound * 1000);

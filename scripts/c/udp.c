@@ -1,8 +1,9 @@
 // Same-run C references for the UDP benchmarks (scripts/udp-goals.ts builds this with gcc).
 //   udp send-mmsg PORT SECONDS          sendmmsg, 64 B datagrams, full speed
 //   udp send-gso  PORT SECONDS [RATE]   UDP_SEGMENT, 64 segments of 64 B per send; RATE datagrams/s (0: max)
-//   udp recv-mmsg PORT [NAP_US]         recvmmsg, until 1 s with nothing after the first datagram
-//   udp recv-gro  PORT [NAP_US]         UDP_GRO, split by the segment size, same stop rule
+//   udp recv-mmsg PORT [NAP_US] [MIB]   recvmmsg, until 1 s with nothing after the first datagram
+//   udp recv-gro  PORT [NAP_US] [MIB]   UDP_GRO, split by the segment size, same stop rule
+// MIB: the receive buffer to force (SO_RCVBUFFORCE as root), 8 by default.
 // A receiver given NAP_US sleeps that long when its socket is empty (after the first datagram)
 // instead of waiting in poll: the sender's CPU then never pays a wake-up per datagram (the kernel
 // wakes a receiver sleeping in poll from the sender's send path, on loopback on the sender's CPU),
@@ -133,9 +134,9 @@ static int send_gso(struct sockaddr_in *to, double secs, double rate) {
   return 0;
 }
 
-static int recv_loop(int port, int gro, long nap_us) {
+static int recv_loop(int port, int gro, long nap_us, long mib) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  int big = 8 << 20, on = 1;
+  int big = (int)(mib << 20), on = 1;
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) < 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
   if (gro && setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof on) < 0) return perror("UDP_GRO"), 3;
@@ -198,15 +199,17 @@ static int recv_loop(int port, int gro, long nap_us) {
 
 int main(int argc, char **argv) {
   if (argc < 3)
-    return fprintf(stderr, "usage: udp send-mmsg|send-gso PORT [SECONDS] [RATE] | recv-mmsg|recv-gro PORT [NAP_US]\n"), 2;
+    return fprintf(stderr, "usage: udp send-mmsg|send-gso PORT [SECONDS] [RATE] | recv-mmsg|recv-gro PORT [NAP_US] [MIB]\n"), 2;
   int port = atoi(argv[2]);
   struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   double secs = argc > 3 ? atof(argv[3]) : 3, rate = argc > 4 ? atof(argv[4]) : 0;
   if (!strcmp(argv[1], "send-mmsg")) return send_mmsg(&to, secs);
   if (!strcmp(argv[1], "send-gso")) return send_gso(&to, secs, rate);
   long nap = argc > 3 ? atol(argv[3]) : 0;
+  long mib = argc > 4 ? atol(argv[4]) : 8;
   if (nap < 0 || nap > 999999) return fprintf(stderr, "NAP_US: 0 to 999999\n"), 2;
-  if (!strcmp(argv[1], "recv-mmsg")) return recv_loop(port, 0, nap);
-  if (!strcmp(argv[1], "recv-gro")) return recv_loop(port, 1, nap);
+  if (mib < 1 || mib > 1024) return fprintf(stderr, "MIB: 1 to 1024\n"), 2;
+  if (!strcmp(argv[1], "recv-mmsg")) return recv_loop(port, 0, nap, mib);
+  if (!strcmp(argv[1], "recv-gro")) return recv_loop(port, 1, nap, mib);
   return fprintf(stderr, "unknown mode %s\n", argv[1]), 2;
 }
