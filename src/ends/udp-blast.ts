@@ -23,10 +23,9 @@ import {
   type UdpBlastResult,
 } from './udp-blast-options.js';
 import {
-  DATA_MAGIC,
-  type DatagramHeader,
   HEADER_BYTES,
   nowUs,
+  stampHeaders,
   TRAILER_BYTES,
   TRAILER_MAGIC,
   writeHeader,
@@ -52,9 +51,6 @@ export class UdpBlast {
   private gso: boolean;
   private gsoFallback: string | undefined;
   private readonly buf: Buffer;
-  private readonly view: DataView;
-  /** The data header being stamped, one object reused for every datagram. */
-  private readonly header: DatagramHeader = { magic: DATA_MAGIC, flow: 0, seq: 0, sendUs: 0 };
   private next = 0;
   private sent = 0;
   private bytes = 0;
@@ -87,7 +83,6 @@ export class UdpBlast {
     this.segs = this.gso ? Math.min(MAX_SEGMENTS, Math.floor(MAX_DATAGRAM / this.size)) : 1;
     this.capacity = batch * this.segs;
     this.buf = Buffer.alloc(Math.max(this.capacity * this.size, HEADER_BYTES));
-    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     const open = (host: string) => this.open(host, flows, batch, o.sndbuf);
     // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
     if (isIP(this.to.host)) open(this.to.host);
@@ -139,16 +134,7 @@ export class UdpBlast {
     this.next = (this.next + 1) % this.flows.length;
     const size = this.size;
     const n = Math.min(want, this.capacity);
-    if (size >= HEADER_BYTES) {
-      const v = this.view;
-      const h = this.header;
-      h.flow = flow.id;
-      h.sendUs = nowUs();
-      for (let j = 0; j < n; j++) {
-        h.seq = flow.seq + j;
-        writeHeader(v, j * size, h);
-      }
-    }
+    if (size >= HEADER_BYTES) stampHeaders(this.buf, n, size, flow.id, flow.seq, nowUs());
     let done: number;
     try {
       done = flow.sender.trySendSegments(this.buf, size, undefined, 0, n);

@@ -5,6 +5,7 @@ import {
   HEADER_BYTES,
   readHeader,
   splitDatagramStream,
+  stampHeaders,
   TRAILER_BYTES,
   TRAILER_MAGIC,
   writeHeader,
@@ -126,4 +127,27 @@ test("a datagram stream written back to back (netcat's output) splits into data 
     rest: 30,
     dataEnd: 2 * size,
   });
+});
+
+test('stampHeaders writes the bytes writeHeader writes, on the typed-array path and the DataView path', () => {
+  for (const [size, offset] of [
+    [64, 0], // typed arrays
+    [40, 0], // typed arrays
+    [30, 0], // DataView: not a multiple of 8
+    [64, 4], // DataView: the buffer is not 8-byte aligned
+  ]) {
+    const n = 5;
+    const fast = Buffer.alloc(n * size + offset).subarray(offset);
+    const slow = Buffer.alloc(n * size);
+    stampHeaders(fast, n, size, 0xdeadbeef, 2 ** 40 + 3, 1.5e15 + 0.25);
+    const v = new DataView(slow.buffer, slow.byteOffset, slow.byteLength);
+    for (let j = 0; j < n; j++)
+      writeHeader(v, j * size, {
+        magic: DATA_MAGIC,
+        flow: 0xdeadbeef,
+        seq: 2 ** 40 + 3 + j,
+        sendUs: 1.5e15 + 0.25,
+      });
+    assert.deepEqual(fast, slow, `size ${size}, offset ${offset}`);
+  }
 });
