@@ -11,6 +11,30 @@ import { DATA_MAGIC, type DatagramHeader, readHeader } from './udp-header.js';
 
 const WINDOW = 1 << 16;
 const WORDS = WINDOW >>> 5;
+/**
+ * Flows tracked at most (what blast sends at most): each holds an 8 KiB bitmap, so datagrams naming
+ * ever new flows must not grow the tracker past 8 MiB. Datagrams of flows past this are unsequenced.
+ */
+export const MAX_FLOWS = 1024;
+/**
+ * The highest sequence number (and count sent) counted: 2^40, 30 hours at 10 M datagrams/s, so that
+ * sums over MAX_FLOWS flows stay exact doubles.
+ */
+const MAX_SEQ = 2 ** 40;
+/** The most trailer copies a flow may announce (blast sends 3). */
+const MAX_TRAILER_COPIES = 1024;
+
+/**
+ * Whether a header's numbers can be counted: a sequence number (or a trailer's count sent) that is a
+ * whole number a double holds exactly, and a finite send time. Anything else (NaN, ±∞, 1e300, 2^53 + 2,
+ * −1, 1.5) comes from a sender that is not blast: counting it would make loss figures of no meaning, and
+ * past 2^53 the gap walk below would never end (s + 1 === s). Two datagrams did hang a sink that way.
+ */
+function countable(h: DatagramHeader): boolean {
+  if (!Number.isInteger(h.seq) || h.seq < 0 || h.seq > MAX_SEQ) return false;
+  if (h.magic === DATA_MAGIC) return Number.isFinite(h.sendUs);
+  return h.copies === undefined || h.copies <= MAX_TRAILER_COPIES;
+}
 
 class FlowState {
   highest = -1;
@@ -82,7 +106,10 @@ export class SequenceTracker {
   private last: FlowState | undefined;
   /** The header being read, one object reused for every datagram. */
   private readonly header: DatagramHeader = { magic: 0, flow: 0, seq: 0, sendUs: 0, copies: undefined };
-  /** Datagrams with no sockbuf header (too short, or foreign). */
+  /**
+   * Datagrams not counted in any flow: no sockbuf header (too short, or foreign), numbers that cannot
+   * be counted (see countable), or a flow past MAX_FLOWS.
+   */
   unsequenced = 0;
   /** When the last data datagram (not a trailer) was received, µs since the epoch; 0 before one. */
   lastDataUs = 0;
@@ -111,7 +138,7 @@ export class SequenceTracker {
    */
   recordDatagram(view: DataView, off: number, len: number, recvUs: number): number {
     const h = readHeader(view, off, len, this.header);
-    if (!h) {
+    if (!h || !countable(h) || (this.flows.size >= MAX_FLOWS && !this.flows.has(h.flow))) {
       this.unsequenced++;
       return 0;
     }

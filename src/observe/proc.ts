@@ -20,6 +20,24 @@ export function readBufferSysctls(root?: string): Record<string, string> {
 }
 
 /**
+ * A counter as the kernel prints it: a whole decimal number a double holds exactly. Anything else (a
+ * proc root that is not the kernel's: garbage, a sign, 400 digits) is no counter, so it is left out
+ * rather than read as NaN or Infinity.
+ */
+function counter(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A hex counter of softnet_stat (at most 16 hex digits, a safe integer), else 0. */
+function hexCounter(text: string | undefined): number {
+  if (text === undefined || !/^[0-9a-fA-F]{1,16}$/.test(text)) return 0;
+  const n = Number.parseInt(text, 16);
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+/**
  * /proc/net/snmp or /proc/net/netstat: pairs of header/value lines per protocol, parsed into
  * { Udp: { RcvbufErrors: n, … }, TcpExt: { … } }. Pure on its text argument.
  */
@@ -33,7 +51,8 @@ export function parseSnmp(text: string): Record<string, Record<string, number>> 
     const name = proto.replace(/:$/, '');
     out[name] = {};
     keys.forEach((k, j) => {
-      out[name][k] = Number(vals[j]);
+      const v = counter(vals[j]);
+      if (v !== undefined) out[name][k] = v;
     });
   }
   return out;
@@ -53,8 +72,10 @@ export function parseSnmp6(text: string): Record<string, Record<string, number>>
   for (const line of text.split('\n')) {
     const m = /^(Ip6|Icmp6|Udp6|UdpLite6)(\w+)\s+(\d+)/.exec(line.trim());
     if (!m) continue;
+    const v = counter(m[3]);
+    if (v === undefined) continue;
     out[m[1]] ??= {};
-    out[m[1]][m[2]] = Number(m[3]);
+    out[m[1]][m[2]] = v;
   }
   return out;
 }
@@ -64,7 +85,7 @@ export function parseSoftnetDrops(text: string): number {
   let sum = 0;
   for (const line of text.split('\n')) {
     const cols = line.trim().split(/\s+/);
-    if (cols.length > 1) sum += Number.parseInt(cols[1], 16) || 0;
+    if (cols.length > 1) sum += hexCounter(cols[1]);
   }
   return sum;
 }
@@ -91,7 +112,7 @@ export function parseSoftnet(text: string): SoftnetRow[] {
   for (const line of text.split('\n')) {
     const c = line.trim().split(/\s+/);
     if (c.length < 3) continue;
-    const hex = (i: number) => Number.parseInt(c[i], 16) || 0;
+    const hex = (i: number) => hexCounter(c[i]);
     rows.push({
       cpu: c.length >= 13 ? hex(12) : rows.length,
       processed: hex(0),
@@ -113,7 +134,10 @@ export function parseSockstat(text: string): Record<string, Record<string, numbe
     if (!m) continue;
     const kv = m[2].split(/\s+/);
     out[m[1]] = {};
-    for (let i = 0; i + 1 < kv.length; i += 2) out[m[1]][kv[i]] = Number(kv[i + 1]);
+    for (let i = 0; i + 1 < kv.length; i += 2) {
+      const v = counter(kv[i + 1]);
+      if (v !== undefined) out[m[1]][kv[i]] = v;
+    }
   }
   return out;
 }

@@ -31,11 +31,17 @@ export function readSysctlText(name: string, root?: string): string | undefined 
   }
 }
 
-/** A sysctl as numbers: one for rmem_max, three for tcp_rmem. */
+/**
+ * A sysctl as numbers: one for rmem_max, three for tcp_rmem. Undefined when absent, or when its text
+ * is not whole numbers a double holds exactly (a proc root that is not the kernel's: garbage, 1e305).
+ */
 export function readSysctl(name: string, root?: string): number[] | undefined {
   const t = readSysctlText(name, root);
   if (t === undefined) return undefined;
-  return t.split(/\s+/).map(Number);
+  const fields = t.split(/\s+/);
+  if (fields.length > 16 || !fields.every((f) => /^-?\d{1,16}$/.test(f))) return undefined;
+  const values = fields.map(Number);
+  return values.every(Number.isSafeInteger) ? values : undefined;
 }
 
 /** Writes a sysctl (`net.core.rmem_max`) through /proc/sys. Throws the fs error (EACCES, EINVAL …). */

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   DATA_MAGIC,
   HEADER_BYTES,
@@ -10,7 +12,10 @@ import {
   TRAILER_MAGIC,
   writeHeader,
 } from '../../src/ends/udp-header.js';
-import { SequenceTracker } from '../../src/ends/udp-tracker.js';
+import { MAX_FLOWS, SequenceTracker } from '../../src/ends/udp-tracker.js';
+
+const HEADER_MODULE = fileURLToPath(new URL('../../src/ends/udp-header.ts', import.meta.url));
+const TRACKER_MODULE = fileURLToPath(new URL('../../src/ends/udp-tracker.ts', import.meta.url));
 
 const feed = (t: SequenceTracker, seqs: number[], flow = 1) => {
   for (const s of seqs) t.record(flow, s, 0, 100);
@@ -150,4 +155,59 @@ test('stampHeaders writes the bytes writeHeader writes, on the typed-array path 
       });
     assert.deepEqual(fast, slow, `size ${size}, offset ${offset}`);
   }
+});
+
+// found by the hostile sweep (issue 23): sequence numbers 2^53 then 2^53 + 2 hung the sink for ever
+// (the gap walk's s + 1 === s), so that case runs in a child process with a time limit
+test('two datagrams numbered 2^53 and 2^53 + 2 do not hang the tracker', () => {
+  const code = `
+    import { writeHeader, DATA_MAGIC } from ${JSON.stringify(HEADER_MODULE)};
+    import { SequenceTracker } from ${JSON.stringify(TRACKER_MODULE)};
+    const t = new SequenceTracker();
+    const v = new DataView(new ArrayBuffer(24));
+    for (const seq of [2 ** 53, 2 ** 53 + 2]) {
+      writeHeader(v, 0, { magic: DATA_MAGIC, flow: 1, seq, sendUs: 1 });
+      t.recordDatagram(v, 0, 24, 2);
+    }
+    console.log(t.unsequenced);
+  `;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.equal(r.signal, null, 'it ended by itself');
+  assert.equal(r.stdout.trim(), '2', r.stderr);
+});
+
+// numbers no blast sends are counted as unsequenced, once each
+test('datagrams whose numbers cannot be counted are unsequenced: no hang, no NaN, nothing lost', () => {
+  const t = new SequenceTracker();
+  const b = Buffer.alloc(TRAILER_BYTES);
+  const v = new DataView(b.buffer);
+  const send = (magic: number, seq: number, sendUs = 1, copies?: number) => {
+    writeHeader(v, 0, { magic, flow: 7, seq, sendUs, copies });
+    return t.recordDatagram(v, 0, magic === TRAILER_MAGIC ? TRAILER_BYTES : HEADER_BYTES, 100);
+  };
+  for (const seq of [2 ** 53 + 2, Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, 1e300])
+    send(DATA_MAGIC, seq);
+  send(DATA_MAGIC, 0, Number.NaN);
+  send(TRAILER_MAGIC, 1e300);
+  send(TRAILER_MAGIC, 5, 1, 2 ** 31);
+  assert.equal(t.unsequenced, 9);
+  send(DATA_MAGIC, 0);
+  assert.equal(send(TRAILER_MAGIC, 1, 1, 3), 1);
+  const r = t.report();
+  assert.deepEqual([r.unique, r.lost, r.sent, r.flows, r.jitterUs], [1, 0, 1, 1, 0]);
+});
+
+test('a sender naming ever new flows grows the tracker to MAX_FLOWS, no further; the rest is unsequenced', () => {
+  const t = new SequenceTracker();
+  const b = Buffer.alloc(HEADER_BYTES);
+  const v = new DataView(b.buffer);
+  for (let flow = 0; flow < MAX_FLOWS + 500; flow++) {
+    writeHeader(v, 0, { magic: DATA_MAGIC, flow, seq: 0, sendUs: 1 });
+    t.recordDatagram(v, 0, HEADER_BYTES, 2);
+  }
+  assert.equal(t.report().flows, MAX_FLOWS);
+  assert.equal(t.unsequenced, 500);
 });

@@ -3,6 +3,8 @@ import type { Target } from './harness.js';
 import { frameTargets } from './targets/frame.js';
 import { helloTargets } from './targets/hello.js';
 import { jsonTargets } from './targets/json.js';
+import { peerTargets } from './targets/peers.js';
+import { procTargets } from './targets/proc.js';
 import { protocolTargets } from './targets/protocol.js';
 import { sockdiagTargets } from './targets/sockdiag.js';
 import { tcpinfoTargets } from './targets/tcpinfo.js';
@@ -16,6 +18,8 @@ export const targets: Target[] = [
   ...frameTargets,
   ...helloTargets,
   ...jsonTargets,
+  ...peerTargets,
+  ...procTargets,
 ];
 
 export function targetsNamed(pattern?: string): Target[] {

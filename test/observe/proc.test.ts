@@ -45,3 +45,25 @@ test('processRunning and runningInGroup see this process, and not a reaped child
 function readProcPgrp(): number {
   return parseProcStat(readFileSync(`/proc/${process.pid}/stat`, 'utf8'))?.pgrp ?? -1;
 }
+
+// found by the hostile sweep (issue 23): a proc root that is not the kernel's gave NaN and Infinity
+// counters and sysctls of 1e305, which doctor then printed ("Infinity TiB")
+test('a counter or sysctl that is not a whole number the kernel would print is left out, not NaN', async () => {
+  const snmp = parseSnmp('Udp: InDatagrams RcvbufErrors InErrors Bad\nUdp: 12 x 99999999999999999999 -1\n');
+  assert.deepEqual(snmp, { Udp: { InDatagrams: 12 } });
+  assert.equal(parseSoftnetDrops('0 zz\n0 10\n0 ffffffffffffffffff\n'), 16);
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const root = mkdtempSync('/tmp/sockbuf-proc-');
+  try {
+    mkdirSync(`${root}/sys/net/core`, { recursive: true });
+    mkdirSync(`${root}/sys/net/ipv4`, { recursive: true });
+    writeFileSync(`${root}/sys/net/core/rmem_max`, '2.5e305\n');
+    writeFileSync(`${root}/sys/net/core/wmem_max`, '\u001b]0;x\u0007\n');
+    writeFileSync(`${root}/sys/net/ipv4/tcp_rmem`, '4096\t131072\t6291456\n');
+    assert.equal(readSysctl('net.core.rmem_max', root), undefined);
+    assert.equal(readSysctl('net.core.wmem_max', root), undefined);
+    assert.deepEqual(readSysctl('net.ipv4.tcp_rmem', root), [4096, 131072, 6291456]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -130,6 +130,9 @@ export type TestParams =
 
 const DEFAULT_TCP_BLKSIZE = 128 * 1024;
 const MAX_STREAMS = 128;
+/** iperf3's own bounds on -t and -O (MAX_TIME, MAX_OMIT_TIME): a client asking past them is refused. */
+const MAX_TIME = 86400;
+const MAX_OMIT = 600;
 
 /** Reads a client's parameters (get_parameters); refuses what sockbuf does not run. */
 export function readParams(doc: unknown): TestParams {
@@ -149,19 +152,26 @@ export function readParams(doc: unknown): TestParams {
     return { ok: false, reason: `parallel ${parallel} (expected 1 to ${MAX_STREAMS})` };
   const len = int('len', DEFAULT_TCP_BLKSIZE) || DEFAULT_TCP_BLKSIZE;
   if (len < 1 || len > 16 * 1024 * 1024) return { ok: false, reason: `block size ${len}` };
+  const seconds = int('time', 10);
+  if (seconds < 0 || seconds > MAX_TIME)
+    return { ok: false, reason: `time ${seconds} s (expected 0 to ${MAX_TIME})` };
+  const omit = int('omit', 0);
+  if (omit < 0 || omit > MAX_OMIT) return { ok: false, reason: `omit ${omit} s (expected 0 to ${MAX_OMIT})` };
   const window = int('window', 0);
+  if (!Number.isSafeInteger(window)) return { ok: false, reason: `window ${window}` };
   const num = int('num', 0);
   const blocks = int('blockcount', 0);
   const bytes = num > 0 ? num : blocks > 0 ? blocks * len : undefined;
+  if (bytes !== undefined && !Number.isSafeInteger(bytes)) return { ok: false, reason: `${bytes} bytes` };
   return {
     ok: true,
-    seconds: int('time', 10),
+    seconds,
     ...(bytes === undefined ? {} : { bytes }),
     parallel,
     len,
     reverse: Boolean(d.reverse),
     ...(window > 0 ? { window } : {}),
-    omit: int('omit', 0),
+    omit,
     ...(typeof d.client_version === 'string' ? { clientVersion: d.client_version } : {}),
   };
 }
@@ -214,8 +224,8 @@ const asSigned = (v: number) => (v >= 2 ** 63 ? -1 : v);
 export function readResults(doc: unknown): Results {
   const d = (doc ?? {}) as Record<string, unknown>;
   const num = (o: Record<string, unknown>, k: string, where: string) => {
-    const v = o[k];
-    if (typeof v !== 'number') throw new Error(`the peer's results lack ${where}${k}`);
+    const v = o?.[k];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`the peer's results lack ${where}${k}`);
     return v;
   };
   if (!Array.isArray(d.streams)) throw new Error("the peer's results lack streams");

@@ -152,3 +152,28 @@ test('a pinned buffer gives a ceiling of about the size asked per RTT; autotuned
   assert.deepEqual(pinnedCeilings({ sndbuf: auto, rcvbuf: auto }, 2000), {});
   assert.deepEqual(pinnedCeilings({ sndbuf: pinned, rcvbuf: pinned }, undefined), {});
 });
+
+// found by the hostile sweep (issue 23): a client could ask for 10^150 s, omit 10^78 s or 10^119 bytes
+test("parameters past iperf3's own bounds are refused with a reason; a results number that is not finite is missing", () => {
+  const base = { tcp: true, parallel: 1, len: 131072 };
+  for (const [extra, why] of [
+    [{ time: 86401 }, /^time 86401 s/],
+    [{ time: -1 }, /^time -1 s/],
+    [{ omit: 601 }, /^omit 601 s/],
+    [{ num: 1e119 }, /bytes$/],
+    [{ blockcount: 2 ** 60 }, /bytes$/],
+  ] as const) {
+    const p = readParams({ ...base, ...extra });
+    assert.ok(!p.ok && why.test(p.reason), JSON.stringify(p));
+  }
+  assert.ok(readParams({ ...base, time: 86400, omit: 600 }).ok);
+  const results = { cpu_util_total: 1, cpu_util_user: 1, cpu_util_system: 0, sender_has_retransmits: 1 };
+  assert.throws(
+    () => readResults({ ...results, streams: [null] }),
+    /the peer's results lack streams\[\]\.id/,
+  );
+  assert.throws(
+    () => readResults({ ...results, streams: [{ id: 1, bytes: Number.POSITIVE_INFINITY, retransmits: 0 }] }),
+    /lack streams\[\]\.bytes/,
+  );
+});
