@@ -7,6 +7,7 @@ import { labFromEnv } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
 import { checkWhole } from '../policy/limits.js';
 import { durationMs } from '../policy/units.js';
+import { parseServer } from '../serve/remote-end.js';
 import { benchRow, resultsDocument } from './document.js';
 import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
 import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
@@ -84,12 +85,13 @@ export async function prepareBench(
   const s = typeof scenario === 'string' ? await loadScenario(scenario) : scenario;
   const repeat = parseRepeat(opts.repeat ?? 3);
   const expects = (opts.expect ?? []).map(parseExpect);
+  // the bench's own options are judged before the scenario's, whose checks may ask for more (--yes)
+  const asked = opts.timeout === undefined ? undefined : durationMs(opts.timeout, 'timeout') / 1000;
+  if (asked !== undefined && !(asked > 0)) throw UsageError.invalid('timeout', opts.timeout, 'more than 0');
+  if (opts.lab !== undefined) parseLabShorthand(opts.lab);
+  if (opts.remote !== undefined) parseServer(opts.remote, 'remote');
   const params = scenarioParams(s, opts.options);
-  const timeoutSeconds =
-    opts.timeout === undefined
-      ? (s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS)
-      : durationMs(opts.timeout, 'timeout') / 1000;
-  if (!(timeoutSeconds > 0)) throw UsageError.invalid('timeout', opts.timeout, 'more than 0');
+  const timeoutSeconds = asked ?? s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS;
   return { scenario: s, params, repeat, timeoutSeconds, expects };
 }
 

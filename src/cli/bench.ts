@@ -19,7 +19,7 @@ import {
   type Scenario,
   scenarioOptions,
 } from '../tools.js';
-import { outputFileProblem } from './lines.js';
+import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
@@ -79,7 +79,7 @@ async function overview(): Promise<string> {
 }
 
 async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
-  const cmd = addCommonOptions(new Command(`sockbuf bench ${scenario.name}`))
+  const cmd = addCommonOptions(new Command(`sockbuf bench ${scenario.name}`).configureOutput(CLI_OUTPUT))
     .description(scenario.description)
     .exitOverride()
     .showHelpAfterError()
@@ -113,10 +113,11 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
     if (opts.html) writeFileSync(String(opts.html), renderHtml(doc));
     if (opts.json) process.stdout.write(renderJson(doc));
-    else process.stdout.write(`${renderTable(results, scenario.columns)}\n`);
+    else process.stdout.write(`${printableText(renderTable(results, scenario.columns))}\n`);
 
     const verdicts = outcome.check();
-    const say = (line: string) => (opts.json ? process.stderr : process.stdout).write(`${line}\n`);
+    const say = (line: string) =>
+      (opts.json ? process.stderr : process.stdout).write(`${printableText(line)}\n`);
     for (const v of verdicts) for (const line of describeVerdict(v)) say(line);
     if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
   });

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../index.js';
 import { diagnose, printable } from '../tools.js';
+import { printableText } from './lines.js';
 
 export function register(program: Command): void {
   program
@@ -30,7 +31,7 @@ export function register(program: Command): void {
       for (const w of d.warnings) process.stderr.write(`sockbuf: warning: ${printable(w)}\n`);
       if (o.sysctlConf) process.stdout.write(d.sysctlConf());
       else if (o.json) process.stdout.write(`${JSON.stringify(d.document(), null, 2)}\n`);
-      else process.stdout.write(d.text());
+      else process.stdout.write(printableText(d.text()));
       // --sysctl-conf printed what was asked for: `doctor --sysctl-conf > f && …` must work
       process.exitCode = o.sysctlConf ? 0 : d.exitCode;
     });

@@ -2,7 +2,15 @@
 // /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
 import { UsageError } from '../index.js';
-import { parseCount, parseListen, probeHandler, resolveSize, rulesYaml, startExporter } from '../tools.js';
+import {
+  parseCount,
+  parseListen,
+  printable,
+  probeHandler,
+  resolveSize,
+  rulesYaml,
+  startExporter,
+} from '../tools.js';
 
 interface Opts {
   listen: string;
@@ -76,7 +84,7 @@ export function register(program: Command): void {
                 sndbuf: resolveSize(o.probeSndbuf, '--probe-sndbuf') ?? 'auto',
                 // a sockbuf serve that asks for a token gets bench --remote's
                 token: process.env.SOCKBUF_TOKEN,
-                log: (line) => process.stderr.write(`sockbuf exporter: ${line}\n`),
+                log: (line) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`),
               }),
       });
       process.stderr.write(

@@ -16,6 +16,7 @@ import {
   runUnderLab,
   upLab,
 } from '../tools.js';
+import { printableText } from './lines.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -59,7 +60,7 @@ async function runUnder(cmdArgv: string[], flags: LabFlags): Promise<number> {
     throw new UsageError('sockbuf lab: give a command after --, e.g. sockbuf lab --rtt 2ms -- bench tcp');
   return runUnderLab(cmdArgv, parseLabSpec(flags), {
     measure: flags.measure !== false,
-    onUp: (up) => process.stderr.write(`${describeLab(up.info, up.measured)}\n`),
+    onUp: (up) => process.stderr.write(`${printableText(describeLab(up.info, up.measured))}\n`),
   });
 }
 
@@ -85,7 +86,7 @@ export function register(program: Command): void {
       const flags = cmd.optsWithGlobals() as LabFlags;
       const r = await upLab(parseLabSpec(flags), { measure: flags.measure !== false });
       if (flags.json) process.stdout.write(`${JSON.stringify(summary(r.info, r.measured))}\n`);
-      else process.stdout.write(`${describeLab(r.info, r.measured)}\n`);
+      else process.stdout.write(`${printableText(describeLab(r.info, r.measured))}\n`);
     });
 
   // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM.
@@ -135,9 +136,9 @@ export function register(program: Command): void {
       }
       for (const l of labs) {
         const state = l.alive ? 'up' : 'stale (owner gone; lab down --stale removes it)';
-        process.stdout.write(
-          `${l.info ? describeLab(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]\n`,
-        );
+        // a lab's description is read from its state file: shown escaped
+        const line = `${l.info ? describeLab(l.info) : `lab ${l.id}`} [${state}; netns ${l.netns.join(' ') || '-'}]`;
+        process.stdout.write(`${printableText(line)}\n`);
       }
     });
 }

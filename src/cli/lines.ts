@@ -1,14 +1,45 @@
-// Output of the long-running ends (sink, blast): one JSON object per line with --json, else one line for people.
+// Output of the long-running ends (sink, blast): one JSON object per line with --json, else one line for
+// people. Text for people never carries a control character that came from input (a peer's, a file's, a
+// process name): each is shown escaped (printable); JSON escapes them itself.
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { printable } from '../tools.js';
+
 export type LineOut = (event: string, fields: Record<string, unknown>) => void;
+
+/** `v` with every string in it (nested too) made printable, for a formatter that writes text. */
+export function printableFields<T>(v: T): T {
+  if (typeof v === 'string') return printable(v) as T;
+  if (Array.isArray(v)) return v.map(printableFields) as T;
+  if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printableFields(x)])) as T;
+  return v;
+}
+
+/** Text for people: its own line breaks stay, any other control character is shown escaped. */
+export function printableText(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
+
+/**
+ * commander's output for every command: its own errors quote what was typed (`unknown option '…'`,
+ * `argument '…' is invalid`), so each is one line with its control characters shown escaped.
+ */
+export const CLI_OUTPUT = {
+  writeErr: (s: string) => process.stderr.write(s),
+  outputError: (s: string, write: (s: string) => void) => write(`${printable(s.replace(/\n$/, ''))}\n`),
+};
 
 export function lineWriter(
   json: boolean,
   human: (event: string, f: Record<string, unknown>) => string,
 ): LineOut {
   return (event, fields) => {
-    process.stdout.write(`${json ? JSON.stringify({ event, ...fields }) : human(event, fields)}\n`);
+    // the fields are escaped before the formatter sees them; its own line breaks stay
+    const line = json
+      ? JSON.stringify({ event, ...fields })
+      : printableText(human(event, printableFields(fields)));
+    process.stdout.write(`${line}\n`);
   };
 }
 

@@ -49,11 +49,9 @@ const flag = (option: string) =>
  * from input reaches the terminal raw (line breaks of a multi-line message, such as an end's stderr, stay).
  */
 function describe(err: unknown): string {
-  const text = !(err instanceof Error)
-    ? String(err)
-    : err instanceof UsageError
-      ? err.describe(flag)
-      : err.message;
+  // a usage error is one line: a line break in the value it quotes is shown escaped too
+  if (err instanceof UsageError) return printable(err.describe(flag));
+  const text = err instanceof Error ? err.message : String(err);
   return text.split('\n').map(printable).join('\n');
 }
 

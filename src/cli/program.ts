@@ -8,6 +8,7 @@ import { register as registerDoctor } from './doctor.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
+import { CLI_OUTPUT } from './lines.js';
 import { resolveMessage } from './names.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
@@ -19,7 +20,9 @@ export function buildProgram(): Command {
     .description('Socket buffers done right on Linux, proven with measurements')
     .version(VERSION)
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // before the commands are added: each copies it
+    .configureOutput(CLI_OUTPUT);
   registerSink(program);
   registerBlast(program);
   registerBench(program);
@@ -39,7 +42,7 @@ export function buildProgram(): Command {
  */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
   let running: Command | undefined;
   program.hook('preAction', (_program, command) => {
     running = command;

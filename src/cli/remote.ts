@@ -1,6 +1,6 @@
 // `sockbuf remote SERVER -- sink tcp …`: run one end on a `sockbuf serve` host (runRemoteEnd).
 import type { Command } from 'commander';
-import { parseServer, runRemoteEnd } from '../tools.js';
+import { parseServer, printable, runRemoteEnd } from '../tools.js';
 
 export function register(program: Command): void {
   program
@@ -22,8 +22,9 @@ export function register(program: Command): void {
           server: parseServer(server, '<server>'),
           token: o.token ?? process.env.SOCKBUF_TOKEN,
           args: command,
-          print: (line) => process.stdout.write(`${line}\n`),
-          warn: (line) => process.stderr.write(`${line}\n`),
+          // lines from another host: no control character of theirs reaches this terminal
+          print: (line) => process.stdout.write(`${printable(line)}\n`),
+          warn: (line) => process.stderr.write(`${printable(line)}\n`),
           signal: ac.signal,
         });
         process.exitCode = typeof outcome === 'number' ? outcome : outcome === 'SIGTERM' ? 0 : 1;

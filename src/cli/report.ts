@@ -3,7 +3,9 @@
 // verdict naming its file. Thin: the work is in src/bench/report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { UsageError } from '../index.js';
 import { loadResults, mergeResults, printable, renderHtml, renderJson, reportText } from '../tools.js';
+import { outputFileProblem } from './lines.js';
 
 export function register(program: Command): void {
   program
@@ -13,6 +15,9 @@ export function register(program: Command): void {
     .option('--html <file>', 'write a self-contained HTML report (tables and charts) to FILE')
     .option('--json', 'print the (merged) results document instead of tables')
     .action((files: string[], opts: { html?: string; json?: boolean }) => {
+      // a folder that is not there is bad usage naming --html, before anything is read
+      const problem = opts.html === undefined ? undefined : outputFileProblem(opts.html, '--html');
+      if (problem) throw new UsageError(problem, 'html');
       const doc = mergeResults(loadResults(files), files);
       if (opts.html) {
         writeFileSync(opts.html, renderHtml(doc));

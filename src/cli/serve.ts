@@ -1,7 +1,14 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
 import { EnvironmentError, parseDuration, parseSize, UsageError } from '../index.js';
-import { DEFAULT_SERVE_PORT, formatHostPort, parseCount, parseListen, startServer } from '../tools.js';
+import {
+  DEFAULT_SERVE_PORT,
+  formatHostPort,
+  parseCount,
+  parseListen,
+  printable,
+  startServer,
+} from '../tools.js';
 
 export function register(program: Command): void {
   program
@@ -30,7 +37,7 @@ export function register(program: Command): void {
       const json = o.json === true;
       const log = (line: string) => {
         if (json) process.stdout.write(`${JSON.stringify({ event: 'log', message: line })}\n`);
-        else process.stderr.write(`sockbuf serve: ${line}\n`);
+        else process.stderr.write(`sockbuf serve: ${printable(line)}\n`);
       };
       let handle: Awaited<ReturnType<typeof startServer>>;
       try {

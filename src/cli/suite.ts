@@ -13,11 +13,12 @@ import {
   SUITE,
   suiteExitCode,
 } from '../tools.js';
-import { outputFileProblem } from './lines.js';
+import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
 import { progressReporter } from './progress.js';
 
 export function suiteCommand(): Command {
   return new Command('sockbuf bench')
+    .configureOutput(CLI_OUTPUT)
     .description(
       'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
         'streamer, GSO/GRO, and seed 000 across the lab when root)',
@@ -53,7 +54,7 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
       const progress = progressReporter();
       const say = (line: string) => {
         progress.stop();
-        process.stderr.write(`${line}\n`);
+        process.stderr.write(`${printableText(line)}\n`);
       };
       let doc: Awaited<ReturnType<typeof runSuite>>;
       try {

@@ -17,6 +17,7 @@ import {
   parseListen,
   parseSendRate,
   parseTo,
+  printable,
   runUdpSink,
 } from '../tools.js';
 import { lineWriter } from './lines.js';
@@ -34,7 +35,7 @@ function offload(value: string | boolean | undefined, option: string): OffloadOp
 
 function printPairs(pairs: [string, string][]): void {
   const w = Math.max(...pairs.map(([k]) => k.length));
-  process.stdout.write(`${pairs.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n')}\n`);
+  process.stdout.write(`${pairs.map(([k, v]) => `${k.padEnd(w)}  ${printable(v)}`).join('\n')}\n`);
 }
 
 /** SIGINT/SIGTERM end the run early: the end still prints its result. */
@@ -127,7 +128,7 @@ export function registerSinkUdp(sink: Command): void {
       if (r.stopped !== undefined) {
         process.exitCode = 1; // a far end that cut its test at one of serve's caps
         if (o.json) event('stopped', { reason: r.stopped });
-        else process.stderr.write(`sink udp: stopped: ${r.stopped}\n`);
+        else process.stderr.write(`sink udp: stopped: ${printable(r.stopped)}\n`);
       }
       if (o.json) return event('result', { ...r });
       printPairs([

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { procRoot as resolveRoot } from '../observe/proc.js';
 import { parseDuration } from '../policy/units.js';
 import {
@@ -48,12 +48,12 @@ function snapshot(root: string, h: HostValues): CounterSnapshot {
   return { time: Date.now(), counters: dropCounters(h), ...(bootId ? { bootId } : {}) };
 }
 
-/** Checks the host against the targets. Throws EnvironmentError when procRoot is not a /proc tree. */
+/** Checks the host against the targets. Throws UsageError (naming procRoot) when it is not a /proc tree. */
 export async function checkHost(o: CheckHostOptions): Promise<HostCheck> {
   const root = resolveRoot(o.procRoot);
   const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
   if (!isDir(join(root, 'sys')) || !isDir(join(root, 'net')))
-    throw new EnvironmentError(`proc root '${root}' is not a /proc tree (it has no sys/ and net/ folders)`);
+    throw UsageError.invalid('procRoot', root, 'a /proc tree: a folder with sys/ and net/ in it');
   const warnings: string[] = [];
   let host = readHostValues(root);
   let now = snapshot(root, host);

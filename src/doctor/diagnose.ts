@@ -61,7 +61,7 @@ export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'ud
   return t;
 }
 
-/** Checks the host against the targets. EnvironmentError when procRoot is not a /proc tree. */
+/** Checks the host against the targets. UsageError naming procRoot when it is not a /proc tree. */
 export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
   const targets = doctorTargets(o);
   if (o.procRoot === '') throw UsageError.invalid('procRoot', ``, 'a folder');

@@ -189,7 +189,9 @@ function untilStop(
     const s = rx.stats();
     return s.received + (s.truncated ?? 0) + (s.userspaceDrops ?? 0) + s.kernelDrops + tally.foreign;
   };
-  let arrived = arrivals();
+  // the counters start from zero here (reset after the warm-up), so anything counted is an arrival:
+  // one that came between the ready line and this first look counts too
+  let arrived = 0;
   let activeUs = 0;
   const idleFor = (at: number) => {
     const n = arrivals();

@@ -1,6 +1,7 @@
 // `sockbuf inspect`'s output: the table for people and the JSON document, from one sample. Pure.
 
 import { formatHostPort } from '../policy/address.js';
+import { printable } from '../policy/printable.js';
 import { formatTable } from '../policy/table.js';
 import { formatSize } from '../policy/units.js';
 import type { InspectedSocket } from './analyze.js';
@@ -16,7 +17,8 @@ export function formatInspectSample(s: InspectSample): string {
     r.state,
     ep(r.localAddress, r.localPort),
     r.remotePort ? ep(r.remoteAddress, r.remotePort) : '*',
-    r.pid === undefined ? '-' : `${r.pid}/${r.command}`,
+    // a process names itself (prctl PR_SET_NAME): any byte but NUL, shown escaped
+    r.pid === undefined ? '-' : `${r.pid}/${printable(String(r.command))}`,
     r.rttUs === undefined ? '-' : `${(r.rttUs / 1000).toFixed(2)}ms`,
     r.cwndSegments === undefined ? '-' : String(r.cwndSegments),
     `${size(r.rmemBytes)}/${size(r.rcvbufBytes)}`,

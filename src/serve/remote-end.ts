@@ -34,6 +34,8 @@ export interface RemoteEndOptions {
 
 /** Runs the far end remotely; resolves to its exit code, or the signal that ended it. */
 export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS.Signals> {
+  // an empty token is no token: serve refuses to start with one, so it is bad usage here too
+  if (o.token === '') throw UsageError.invalid('token', o.token, 'a token');
   let request: ReturnType<typeof requestFromArgs>;
   try {
     request = requestFromArgs(o.args);

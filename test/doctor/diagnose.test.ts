@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { EnvironmentError, UsageError } from '../../src/index.js';
+import { UsageError } from '../../src/index.js';
 import { diagnose } from '../../src/tools.js';
 import { fakeProc, GOOD, STOCK } from './fakeproc.js';
 
@@ -27,11 +27,14 @@ test('diagnose: a program gets the findings, the exit status, the text, the docu
   assert.equal(ok.exitCode, 0, ok.text());
 });
 
-test('diagnose: bad targets are usage errors naming the option; a folder that is no /proc is the environment', async () => {
+test('diagnose: bad targets and a folder that is no /proc tree are usage errors naming the option', async () => {
   await assert.rejects(diagnose({ rtt: 0 }), (e) => e instanceof UsageError && /rtt: '0'/.test(e.message));
   await assert.rejects(
     diagnose({ bandwidth: 'fast' }),
     (e) => e instanceof UsageError && /bandwidth/.test(e.message),
   );
-  await assert.rejects(diagnose({ procRoot: '/nonexistent' }), EnvironmentError);
+  await assert.rejects(
+    diagnose({ procRoot: '/nonexistent' }),
+    (e) => e instanceof UsageError && e.option === 'procRoot' && e.value === '/nonexistent',
+  );
 });

@@ -1,6 +1,8 @@
 // `npm run fuzz [-- --seconds 60] [--count N] [--seed S] [--first I] [--target NAME] [--hang 5]`
 // The long run: every target (or one) for a time or a count, each in a worker watched for hangs.
 // A hang or failure prints the seed and index that replay it. Exit 1 when anything failed.
+// `npm run fuzz -- --cli [--parallel 4]`: the hostile sweep over every command's options instead
+// (test/fuzz/cli-sweep.ts, the built CLI: npm run build first), every option with every hostile value.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type FuzzReport, formatFailures, fuzz } from './harness.js';
 import { targetsNamed } from './targets.js';
@@ -50,7 +52,25 @@ function runJob(job: Job): Promise<FuzzReport | { hungAt: number }> {
   });
 }
 
+async function cliSweep(): Promise<number> {
+  const { cases, sweep } = await import('./cli-sweep.js');
+  const all = await cases();
+  const r = await sweep(all, Number(arg('parallel') ?? 4), (i) => {
+    if (i % 100 === 0) process.stderr.write(`${i}/${all.length}\n`);
+  });
+  const exits = Object.entries(r.byExit)
+    .map(([k, v]) => `exit ${k}: ${v}`)
+    .join(', ');
+  process.stdout.write(
+    `cli sweep: ${r.cases} runs (${new Set(all.map((c) => `${c.command} ${c.option}`)).size} options of ${new Set(all.map((c) => c.command)).size} commands) in ${r.seconds.toFixed(0)} s; ${exits}; ${r.failures.length} failures; namespaces left: ${r.leftoverNetns.length}\n`,
+  );
+  for (const f of r.failures)
+    process.stdout.write(`  ${f.argv.slice(0, 200)}\n    ${f.problems.join('\n    ')}\n`);
+  return r.failures.length || r.leftoverNetns.length ? 1 : 0;
+}
+
 async function main(): Promise<number> {
+  if (process.argv.includes('--cli')) return cliSweep();
   const seed = arg('seed') ?? `run-${Date.now()}`;
   const seconds = arg('seconds') !== undefined ? Number(arg('seconds')) : undefined;
   const count = arg('count') !== undefined ? Number(arg('count')) : seconds === undefined ? 1_000_000 : 1e12;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parseServer } from '../../src/serve/remote-end.js';
+import { parseServer, runRemoteEnd } from '../../src/serve/remote-end.js';
 import { startServer } from '../../src/serve/server.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -118,4 +118,18 @@ test('remote: a far end serve cannot run is a usage error (exit 2); no server is
   );
   assert.equal(none.status, 3);
   assert.match(none.stderr, /cannot reach sockbuf serve at 127\.0\.0\.1:1/);
+});
+
+// found by the hostile sweep (issue 23): `remote --token ''` went on as if no token was given
+test('runRemoteEnd: an empty token is a UsageError naming token, before anything connects', async () => {
+  await assert.rejects(
+    runRemoteEnd({
+      server: { host: '127.0.0.1', port: 9 },
+      token: '',
+      args: ['sink', 'tcp'],
+      print: () => {},
+      warn: () => {},
+    }),
+    (e: Error & { option?: string }) => e.name === 'UsageError' && e.option === 'token',
+  );
 });
