@@ -37,6 +37,9 @@ export const HOSTILE: readonly string[] = [
 const PATHS = new Set(['--out', '--html', '--proc-root']);
 /** Options that take any text but the empty one (a token, a lab's id): only '' must be refused. */
 const FREE_TEXT = new Set(['--token', '--id']);
+/** Options that take host names: `NaN` and `1e999` are names a resolver may know, so not hostile there. */
+const NAMES = new Set(['--remote', '--probe-allow']);
+const isName = (v: string) => /^[A-Za-z0-9][A-Za-z0-9.-]*$/.test(v) && v.length <= 253;
 
 /** What each command needs besides the option under test, so that it is the option that is judged. */
 const BASE: Record<string, string[]> = {
@@ -107,6 +110,7 @@ export async function cases(values: readonly string[] = HOSTILE): Promise<Case[]
     for (const option of options)
       for (const raw of values) {
         if (FREE_TEXT.has(option) && raw !== '') continue;
+        if (NAMES.has(option) && isName(raw)) continue;
         const value = PATHS.has(option) && raw !== '' ? `/nonexistent-sockbuf-sweep/${raw}` : raw;
         const base = BASE[command] ?? [];
         // the option before a `--` that ends the command's own options

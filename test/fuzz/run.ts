@@ -3,6 +3,8 @@
 // A hang or failure prints the seed and index that replay it. Exit 1 when anything failed.
 // `npm run fuzz -- --cli [--parallel 4]`: the hostile sweep over every command's options instead
 // (test/fuzz/cli-sweep.ts, the built CLI: npm run build first), every option with every hostile value.
+// `npm run fuzz -- --peers N [--seed S]`: hostile peers against the running ends instead
+// (test/fuzz/peer-sweep.ts): N inputs to serve, sink tcp --iperf3 and sink tcp --verify, 50 N datagrams to sink udp.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type FuzzReport, formatFailures, fuzz } from './harness.js';
 import { targetsNamed } from './targets.js';
@@ -69,8 +71,28 @@ async function cliSweep(): Promise<number> {
   return r.failures.length || r.leftoverNetns.length ? 1 : 0;
 }
 
+async function peerSweep(n: number): Promise<number> {
+  const { helloSweep, iperf3Sweep, serveSweep, udpSweep } = await import('./peer-sweep.js');
+  const seed = arg('seed') ?? `run-${Date.now()}`;
+  let failed = 0;
+  for (const r of [
+    await serveSweep(n, seed),
+    await iperf3Sweep(n, seed),
+    await udpSweep(50 * n, seed),
+    await helloSweep(n, seed),
+  ]) {
+    process.stdout.write(
+      `${r.end}: ${r.inputs} inputs (seed ${seed}) ${JSON.stringify(r.counts)}; ${r.problems.length} problems\n`,
+    );
+    for (const p of r.problems) process.stdout.write(`  ${p}\n`);
+    if (r.problems.length) failed++;
+  }
+  return failed ? 1 : 0;
+}
+
 async function main(): Promise<number> {
   if (process.argv.includes('--cli')) return cliSweep();
+  if (arg('peers') !== undefined) return peerSweep(Number(arg('peers')));
   const seed = arg('seed') ?? `run-${Date.now()}`;
   const seconds = arg('seconds') !== undefined ? Number(arg('seconds')) : undefined;
   const count = arg('count') !== undefined ? Number(arg('count')) : seconds === undefined ? 1_000_000 : 1e12;
