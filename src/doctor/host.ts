@@ -35,7 +35,7 @@ export function readHostValues(root?: string): HostValues {
   const sysctls: HostValues['sysctls'] = {};
   for (const n of SYSCTLS) {
     const v = readSysctl(n, root);
-    if (v && v.every(Number.isFinite)) sysctls[n] = v;
+    if (v?.every(Number.isFinite)) sysctls[n] = v;
   }
   const offload = probeUdpOffload();
   return {

@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import { loadResults } from '../../../src/bench/report/results.js';
 import { tables, textTable } from '../../../src/bench/report/tables.js';
 import { fmtNumber } from '../../../src/bench/report/views.js';
-import { seedOfTable } from '../../../src/bench/seeds/index.js';
 
 test('numbers for people', () => {
   assert.equal(fmtNumber(1234567), '1,234,567');
