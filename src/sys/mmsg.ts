@@ -14,8 +14,7 @@ import {
 } from './constants.js';
 import { addressOf, callAsync, errno, fn, timespec } from './libc.js';
 
-/** sizeof(struct msghdr), sizeof(struct mmsghdr), sizeof(struct iovec) on LP64 Linux. */
-export const MSGHDR_SIZE = 56;
+/** sizeof(struct mmsghdr) (a 56-byte msghdr and msg_len, padded), sizeof(struct iovec) on LP64 Linux. */
 export const MMSGHDR_SIZE = 64;
 export const IOVEC_SIZE = 16;
 /** Room for a sockaddr_in6 (28 bytes), rounded to 8. */
