@@ -58,9 +58,8 @@ export function register(program: Command): void {
           `cannot listen on ${formatHostPort(listen)} (--listen): ${code ?? (err as Error).message}`,
         );
       }
-      if (json) process.stdout.write(`${JSON.stringify({ event: 'ready', ...handle.address })}\n`);
-      else process.stderr.write(`sockbuf serve: listening on ${formatHostPort(handle.address)}\n`);
-      await new Promise<void>((resolve) => {
+      // the handlers are in place before the ready line: a peer may signal as soon as it reads it
+      const stopped = new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -69,5 +68,8 @@ export function register(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      if (json) process.stdout.write(`${JSON.stringify({ event: 'ready', ...handle.address })}\n`);
+      else process.stderr.write(`sockbuf serve: listening on ${formatHostPort(handle.address)}\n`);
+      await stopped;
     });
 }

@@ -65,3 +65,20 @@ test('serve --json: a ready line with the port; answers hello; stops on SIGTERM'
     child.kill('SIGKILL');
   }
 });
+
+test('serve --json: a SIGTERM sent the moment the ready line arrives ends it cleanly (exit 0)', async () => {
+  for (let i = 0; i < 3; i++) {
+    const child = spawn(process.execPath, [...SOCKBUF_ARGV, 'serve', '--listen', '0', '--json'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const exited = new Promise<[number | null, string | null]>((r) =>
+        child.once('exit', (code, signal) => r([code, signal])),
+      );
+      child.stdout.once('data', () => child.kill('SIGTERM'));
+      assert.deepEqual(await exited, [0, null], 'its own handler ended it, not the signal');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+});
