@@ -8,15 +8,10 @@ import type { HostInfo } from '../../observe/proc.js';
 import type { ResultRow, ResultsDocument } from './results.js';
 
 /** What a merged document keeps of each file it was made of. */
-export interface SourceFile {
-  name: string;
-  version: string;
-  command: string | string[];
-  params: Record<string, unknown>;
-  host: HostInfo;
-  startedAt?: string;
-  seconds?: number;
-}
+export type SourceFile = { name: string } & Pick<
+  ResultsDocument,
+  'version' | 'command' | 'params' | 'host' | 'startedAt' | 'seconds'
+>;
 
 /** One file's part of a report: `file` is undefined when the report has one file only. */
 export interface Source {
