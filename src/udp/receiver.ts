@@ -362,7 +362,8 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
   const r = resolveReceiverOptions(options);
   // a host name binds its first address (the options stay pure; the lookup is here)
   r.options.listen = { host: await resolveFirst(r.options.listen.host), port: r.options.listen.port };
-  if (r.groOff !== undefined && !warnedGroOff) {
+  // said once when gro: 'auto' was asked for; the default leaves the reason in stats().groOff only
+  if (r.groOff !== undefined && options.gro === 'auto' && !warnedGroOff) {
     warnedGroOff = true;
     process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
   }
