@@ -36,9 +36,19 @@ test('drain-bench runs C and sockbuf receivers on the same sender and prints the
   const plain = d.runs.find((r) => r.receiver === 'sink adaptive');
   assert.ok(framed && plain && framed.bytes > plain.bytes, 'the framed stream carries the hello too');
   assert.equal(d.ratios.bestFixed, 'fixed:64K');
-  for (const v of [d.ratios.adaptiveVsC, d.ratios.adaptiveVsBestFixed, d.ratios.framedVsPlain])
+  for (const v of [
+    d.ratios.adaptiveVsC,
+    d.ratios.adaptiveVsBestFixed,
+    d.ratios.pairedAdaptiveVsBestFixed,
+    d.ratios.framedVsPlain,
+  ])
     assert.ok(Number.isFinite(v) && v > 0);
   for (const s of d.summary) assert.ok(s.pairedRatioToC > 0, s.receiver);
+  // paired: per round, adaptive ÷ the best fixed reader of that same round; two rounds → their mean
+  const rate = (name: string, round: number) =>
+    d.runs.find((r) => r.receiver === name && r.round === round)?.bytesPerSecond ?? Number.NaN;
+  const perRound = [1, 2].map((k) => rate('sink adaptive', k) / rate('sink fixed:64K', k));
+  assert.ok(Math.abs(d.ratios.pairedAdaptiveVsBestFixed - (perRound[0] + perRound[1]) / 2) < 1e-9);
   const table = formatTable(d);
   assert.match(table, /adaptive \/ C read\(\) 64K: \d+\.\d\d \(goal ≥ 0\.90: (met|NOT met)\)/);
   assert.match(table, /adaptive framed \/ adaptive plain: /);
