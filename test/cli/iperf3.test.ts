@@ -282,9 +282,11 @@ test("iperf3 -c -O 1 → sink tcp --iperf3: the omitted second is left out of th
     const sent = JSON.parse(c.out).end.sum_sent.bytes;
     const test = await sink.line((l) => l.event === 'test');
     // counted over the sink's own second (its omit timer starts a control round trip before the
-    // client's): within 10 %, where counting the omitted second too would make it about twice
+    // client's, and it ends when the sink reads TEST_END: on a host at load 14 that came 50–180 ms
+    // after the client's end, so the two windows differ by up to ~20 %); counting the omitted second
+    // too would make it about twice, which is what this tells apart
     const bytes = Number(test.bytes);
-    assert.ok(Math.abs(bytes - sent) <= 0.1 * sent, `sink ${bytes} vs iperf3 sum_sent ${sent}`);
+    assert.ok(bytes >= 0.6 * sent && bytes <= 1.4 * sent, `sink ${bytes} vs iperf3 sum_sent ${sent}`);
     assert.ok(Number(test.seconds) < 1.5, `seconds ${test.seconds}`);
   } finally {
     client.kill();
