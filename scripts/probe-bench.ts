@@ -8,9 +8,9 @@
 // Loopback only; every process is bounded in time and killed by its pid at the end.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { builtCli, type Line, num, runPinned } from './lib/pinned.js';
+import { freePort } from './lib/ports.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,14 +23,6 @@ const rounds = Number(values.rounds);
 const seconds = Number.parseFloat(values.duration);
 const CLI = builtCli();
 const BOUND = seconds + 60;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Listening on 127.0.0.1:port (from /proc/net/tcp, so iperf3 -s sees no stray connection). */
 async function listening(port: number): Promise<void> {

@@ -4,13 +4,13 @@
 // what it processed: statsd.packets_received and each metric's sum. Used by scripts/statsd-bench.ts
 // and test/scripts/statsd.test.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
 
 /** Stock; stock with sockbuf's receive buffer (8 MiB); with sockbuf/dgram through the preload hook. */
 export const VARIANTS = ['node:dgram', 'node:dgram 8MiB', 'sockbuf/dgram'] as const;
@@ -37,22 +37,6 @@ export interface Statsd {
   cpuSeconds(): number;
   /** SIGTERM, then SIGKILL after 2 s; resolves when it has exited. */
   stop(): Promise<void>;
-}
-
-/** A port nothing listens on now (of `kind`), from the kernel. */
-export async function freePort(kind: 'udp' | 'tcp'): Promise<number> {
-  if (kind === 'udp') {
-    const s = dgram.createSocket('udp4');
-    await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
-    const { port } = s.address();
-    await new Promise<void>((r) => s.close(() => r()));
-    return port;
-  }
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 /** Sends one management command and returns its text up to END. */

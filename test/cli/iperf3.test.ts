@@ -4,25 +4,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { test } from 'node:test';
+import { freePort } from '../../scripts/lib/ports.js';
 import { sockbuf } from '../faults/helpers.js';
 
 const T = { timeout: 60_000 };
 const probe = spawnSync('iperf3', ['--version'], { encoding: 'utf8' });
 const NO_IPERF3 =
   probe.error || probe.status !== 0 ? 'iperf3 is not installed (apt-get install iperf3)' : false;
-
-/** A port nothing listens on now (the kernel picks it; a race with other tests is possible but rare). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Sockets on 127.0.0.1:port in a state (from /proc, so that iperf3 -1 sees no probe): '0A' listen, '01' established. */
 function sockets(port: number, state: string): number {

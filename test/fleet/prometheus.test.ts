@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../scripts/lib/ports.js';
 import { connect, createUdpReceiver, createUdpSender, listenPinned } from '../../src/index.js';
 import { startExporter } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
@@ -28,14 +29,6 @@ interface Alert {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   state: string;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** A child whose output is kept for the failure message; resolves its exit. */

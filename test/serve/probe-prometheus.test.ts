@@ -6,24 +6,16 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
+import { freePort } from '../../scripts/lib/ports.js';
 import { startExporter } from '../../src/observe/exporter.js';
 import { probeHandler } from '../../src/serve/probe-http.js';
 
 const missing = ['prometheus', 'iperf3'].find((c) => spawnSync(c, ['--version']).status !== 0);
 const SKIP = missing ? `${missing} is not installed (.ci/run installs it)` : false;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** The README's scrape job for /probe (the yaml block that sets metrics_path: /probe). */
 function readmeProbeJob(): Record<string, unknown> {
