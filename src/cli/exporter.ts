@@ -66,7 +66,11 @@ export function register(program: Command): void {
         const set = cmd.options.find(
           (x) => x.long?.startsWith('--probe-') && cmd.getOptionValueSource(x.attributeName()) === 'cli',
         );
-        if (set) throw new UsageError(`${set.long} needs --probe-allow (/probe is off without it)`);
+        if (set)
+          throw new UsageError(`${set.long} needs --probe-allow (/probe is off without it)`, [
+            String(set.long),
+            '--probe-allow',
+          ]);
       }
       const exp = await startExporter({
         host: listen.host,

@@ -37,7 +37,9 @@ export function register(program: Command): void {
       };
       const interval = o.watch === undefined ? undefined : parseDuration(String(o.watch), '--watch');
       if (o.count !== undefined && interval === undefined)
-        throw new UsageError(`--count '${o.count}' needs --watch`);
+        throw new UsageError(`--count '${o.count}' needs --watch`, ['--count', '--watch'], {
+          value: String(o.count),
+        });
       const count = o.count === undefined ? undefined : parseCount(String(o.count), '--count', 1);
       if (interval === undefined) {
         const s = inspectSockets(opts);

@@ -18,7 +18,10 @@ type Opts = Record<string, string | boolean | undefined>;
 export async function blastIperf3(o: Opts): Promise<void> {
   for (const k of ['bytes', 'raw'] as const)
     if (o[k] !== undefined)
-      throw new UsageError(`--${k} cannot be combined with --iperf3 (a test runs for --duration)`);
+      throw new UsageError(`--${k} cannot be combined with --iperf3 (a test runs for --duration)`, [
+        `--${k}`,
+        '--iperf3',
+      ]);
   const to = parseTo(String(o.to), '--to');
   const seconds = parsePositiveDuration(String(o.duration ?? '10s'), '--duration');
   const size = parseSize(String(o.size), '--size');
@@ -77,7 +80,8 @@ function human(event: string, f: Record<string, unknown>): string {
 
 export async function sinkIperf3(o: Opts): Promise<void> {
   for (const k of ['echo', 'verify'] as const)
-    if (o[k] !== undefined) throw new UsageError(`--${k} cannot be combined with --iperf3`);
+    if (o[k] !== undefined)
+      throw new UsageError(`--${k} cannot be combined with --iperf3`, [`--${k}`, '--iperf3']);
   const listen = parseListen(String(o.listen), '--listen');
   const out = lineWriter(Boolean(o.json), sinkHuman);
   const sink = await Iperf3Sink.start(

@@ -40,7 +40,11 @@ export class AdaptiveSizer {
     this.fixed = min === max;
     const initial = bounds.initial ?? min;
     if (!(initial >= min && initial <= max))
-      throw new UsageError(`invalid reader size: initial ${initial} is outside ${min}..${max}`);
+      throw new UsageError(
+        (n) => `invalid value for ${n('reader')}: initial ${initial} is outside ${min}..${max}`,
+        'reader',
+        { value: String(initial), expected: `${min} to ${max} bytes` },
+      );
     this.size = initial;
     this.avg8 = initial * 8; // until reads say otherwise, assume they fill the buffer
   }

@@ -129,5 +129,8 @@ test('bad bounds are usage errors naming the value', () => {
   );
   assert.throws(() => new AdaptiveSizer({ min: 0, max: 8 * K }), UsageError);
   assert.throws(() => new AdaptiveSizer({ min: 512, max: 2 ** 40 }), UsageError);
-  assert.throws(() => new AdaptiveSizer({ min: 512, max: 8 * K, initial: 16 * K }), UsageError);
+  assert.throws(
+    () => new AdaptiveSizer({ min: 512, max: 8 * K, initial: 16 * K }),
+    (e: unknown) => e instanceof UsageError && e.option === 'reader' && e.value === String(16 * K),
+  );
 });
