@@ -16,13 +16,15 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { builtCli, num, type Pinned, runPinned } from './lib/pinned.js';
+import { freePort } from './lib/ports.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
     'probe-seconds': { type: 'string', default: '5' },
     factor: { type: 'string', default: '2' },
-    port: { type: 'string', default: '47330' },
+    // default: a free loopback UDP port from the kernel (a fixed one may be an ephemeral port in use)
+    port: { type: 'string' },
     'on-full': { type: 'string', default: 'wait' },
     'receiver-cpu': { type: 'string', default: '100' },
   },
@@ -42,7 +44,7 @@ check('factor', factor, factor > 0 && factor <= 100, 'more than 0, at most 100')
 if (!['wait', 'drop'].includes(values['on-full']))
   throw new Error(`--on-full: expected wait or drop, got '${values['on-full']}'`);
 const CLI = builtCli();
-const port = values.port;
+const port = values.port ?? String(await freePort('udp'));
 const CGROUP = `/sys/fs/cgroup/cpu/sockbuf-flood-${process.pid}`;
 
 const running = new Set<Pinned>();

@@ -14,12 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildC, builtCli, type Line, num, type Pinned, runPinned } from './lib/pinned.js';
+import { freePort } from './lib/ports.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
     fractions: { type: 'string', default: '0.8' },
-    port: { type: 'string', default: '47310' },
+    // default: a free loopback UDP port from the kernel (a fixed one may be an ephemeral port in use)
+    port: { type: 'string' },
     only: { type: 'string', default: 'mmsg,gso' },
     // extra `sink udp` options for the GRO runs, e.g. --sink-args='--rcvbuf 32MiB'
     'sink-args': { type: 'string', default: '' },
@@ -27,7 +29,7 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const fractions = values.fractions.split(',').map(Number);
-const port = values.port;
+const port = values.port ?? String(await freePort('udp'));
 const only = values.only.split(',');
 if (!(seconds > 0 && seconds <= 600))
   throw new Error(`--seconds: expected more than 0 and at most 600, got '${values.seconds}'`);

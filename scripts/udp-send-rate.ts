@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildC, builtCli, type Line, num, runPinned } from './lib/pinned.js';
+import { freePort } from './lib/ports.js';
 
 const KINDS = ['dgram', 'batch', 'gso', 'c-mmsg', 'c-gso', 'blast'] as const;
 type Kind = (typeof KINDS)[number];
@@ -37,7 +38,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     runs: { type: 'string', default: '3' },
     size: { type: 'string', default: '64' },
-    port: { type: 'string', default: '47330' },
+    // default: a free loopback UDP port from the kernel (a fixed one may be an ephemeral port in use)
+    port: { type: 'string' },
     only: { type: 'string', default: KINDS.join(',') },
     pace: { type: 'string', default: '' },
   },
@@ -45,7 +47,7 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const runs = Number(values.runs);
 const size = Number(values.size);
-const port = values.port;
+const port = values.port ?? String(await freePort('udp'));
 const only = values.only.split(',') as Kind[];
 if (!(seconds > 0 && seconds <= 600))
   throw new Error(`--seconds: expected more than 0 and at most 600, got '${values.seconds}'`);

@@ -32,7 +32,8 @@ test('inspect --json --port: the listener, with its owner', async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const port = (server.address() as net.AddressInfo).port;
-    const r = await sockbuf('inspect', '--json', '--tcp', '--port', String(port));
+    // --state listen: --port matches either end, and another test's connection may use this number too
+    const r = await sockbuf('inspect', '--json', '--tcp', '--state', 'listen', '--port', String(port));
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.equal(doc.schema, 'sockbuf.v1');

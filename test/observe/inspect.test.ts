@@ -120,7 +120,7 @@ test('UDP over IPv6: a socket that is sent more than its buffer holds shows drop
     // @ts-expect-error: Node internal, stops the read loop so the kernel queue fills
     rx._handle.recvStop();
     for (let i = 0; i < 60; i++) await new Promise((r) => tx.send(Buffer.alloc(1000), port, '::1', r));
-    const s = inspectSockets({ protocols: ['udp'], families: [6], port });
+    const s = inspectSockets({ protocols: ['udp'], families: [6], port, pid: process.pid });
     assert.equal(s.sockets.length, 1);
     const [row] = s.sockets;
     assert.equal(row.family, 6);
@@ -141,7 +141,9 @@ test('watchSockets yields bounded samples whose ratios cover the interval', asyn
   try {
     const port = portOf(server);
     const samples = [];
-    for await (const s of watchSockets({ port, protocols: ['tcp'] }, 0.05, 2)) samples.push(s);
+    // --port matches either end: another test's connection may have this number as its port too
+    const only = { port, protocols: ['tcp' as const], families: [6 as const], state: 'listen' };
+    for await (const s of watchSockets(only, 0.05, 2)) samples.push(s);
     assert.equal(samples.length, 2);
     for (const s of samples) {
       assert.ok((s.intervalSeconds ?? 0) > 0);

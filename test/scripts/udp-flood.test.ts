@@ -36,8 +36,6 @@ test('scripts/udp-flood.ts: overloads a capped sink, accounts for every datagram
       '1.5',
       '--receiver-cpu',
       '50',
-      '--port',
-      '47372',
     ],
     { encoding: 'utf8', timeout: 90_000 },
   );

@@ -19,7 +19,7 @@ test('scripts/udp-send-rate.ts: each sender counted by its receiver, ratios to n
       '--import',
       'tsx',
       SCRIPT,
-      ...['--seconds', '0.3', '--runs', '1', '--port', '47373', '--pace', '0.5'],
+      ...['--seconds', '0.3', '--runs', '1', '--pace', '0.5'],
       ...['--only', 'dgram,batch,gso,c-gso,blast'],
     ],
     { encoding: 'utf8', timeout: 120_000 },
