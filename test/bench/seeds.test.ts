@@ -145,3 +145,33 @@ test("seed 004 is judged at the ladder's top rung both paths ran: 'max' when the
     'not reproduced',
   );
 });
+
+test("seed 002 not reproduced under 0.9 × the best fixed; the verdict says when that gap is within the runs' spread", () => {
+  const drain = (reader: string, values: number[]) => ({
+    scenario: 'drain',
+    reader,
+    bytesPerSecond: { median: [...values].sort((a, b) => a - b)[values.length >> 1], values },
+  });
+  const at = (adaptive: number[], fixed: number[]) =>
+    verdicts({
+      ...doc,
+      results: [
+        drain('data', [1e9, 1e9, 1e9]),
+        drain('fixed:64K', fixed),
+        drain('adaptive:max256K', adaptive),
+      ],
+    }).find((v) => v.seed === '002') as Verdict;
+  // 0.85 × with the runs spread by ~25 %: not reproduced, and said to be within the spread
+  const noisy = at([1.7e9, 1.2e9, 2.0e9], [2.0e9, 1.6e9, 2.4e9]);
+  assert.equal(noisy.status, 'not reproduced');
+  assert.match(
+    noisy.text,
+    /0\.85 × the best fixed \(fixed:64K\); .*the gap to 0\.9 × is within the runs' spread \(CV up to 25 %\)/,
+  );
+  // the same medians with tight runs: a plain loss, nothing about spread
+  const tight = at([1.69e9, 1.7e9, 1.71e9], [1.99e9, 2.0e9, 2.01e9]);
+  assert.equal(tight.status, 'not reproduced');
+  assert.doesNotMatch(tight.text, /spread/);
+  // reproduced: nothing about spread either
+  assert.doesNotMatch(at([2.0e9, 1.5e9, 2.4e9], [2.0e9, 1.6e9, 2.4e9]).text, /spread/);
+});

@@ -1,8 +1,8 @@
 // Seed 002: Erlang/OTP's socket read buffer, fixed at 8 KB, made adaptive (grow on full reads, cap
 // 256 KB). Measured again by the drain scenario on loopback. Pure.
 import { type ChartPair, figureValue, grouped, type SourceFigure } from '../report/charts.js';
-import { param, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
-import { gbPerSecond } from '../report/views.js';
+import { param, type ResultRow, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
+import { BYTES_PER_SECOND, cvPct, gbPerSecond } from '../report/views.js';
 import { judge, type Seed, x2 } from './seed.js';
 
 const drain: SourceFigure = {
@@ -46,7 +46,18 @@ function verdict(doc: ResultsDocument): Verdict | undefined {
     (figureValue(drain, 'adaptive, cap 256 KB') ?? 0) / (figureValue(drain, 'fixed 8 KB (before)') ?? 1);
   const figures = `${parts.join(' = ')}; seed: 7.5 vs 4.2 GB/s = ${x2(seedRatio)} fixed 8 KB, 1 MB cap ~6.0 GB/s`;
   if (!gd || !gf) return judge(seed002, figures, undefined, "needs node 'data' and a fixed reader measured");
-  return judge(seed002, figures, ga / gd >= 1.3 && ga / gf >= 0.9);
+  const ok = ga / gd >= 1.3 && ga / gf >= 0.9;
+  return judge(seed002, ok ? figures : `${figures}${withinSpread(ga / gf, adaptive, fixed)}`, ok);
+}
+
+/**
+ * Large readers read the same sizes on loopback (what is queued bounds a read, not the buffer), so
+ * adaptive ÷ best fixed is a tie that the runs' spread can push under 0.9: said when it did.
+ */
+function withinSpread(ratio: number, adaptive: ResultRow, fixed: ResultRow): string {
+  const cv = Math.max(cvPct(adaptive, BYTES_PER_SECOND) ?? 0, cvPct(fixed, BYTES_PER_SECOND) ?? 0);
+  if (ratio >= 0.9 || ratio * (1 + cv / 100) < 0.9) return '';
+  return `; the gap to 0.9 × is within the runs' spread (CV up to ${cv.toFixed(0)} %): measure again with more --repeat on a quieter host before reading it as a loss`;
 }
 
 function charts(doc: ResultsDocument): ChartPair[] {
@@ -81,9 +92,10 @@ export const seed002: Seed = {
       scenario: 'drain',
       quick: ['--bytes', '256MiB', '--readers', 'data,fixed:8K,fixed:64K,adaptive:max=256K,adaptive:max=1M'],
       full: [],
-      // medians of 3: one run per reader (5 s in all) put adaptive at 0.86 × the best fixed on a busy
-      // machine, under the 0.9 of the criterion, by noise alone
-      repeat: { quick: 3, full: 3 },
+      // medians of 5, round-robin: one run per reader (5 s in all) put adaptive at 0.86 × the best fixed
+      // on a busy machine, under the 0.9 of the criterion, by noise alone; medians of 3 at 0.71 × once
+      // (CV 24 %), on a VM whose CPUs were slowed by its neighbours
+      repeat: { quick: 5, full: 5 },
       placement: 'local',
       issue: 4,
     },
