@@ -3,7 +3,8 @@
 // here with gcc into a temporary directory). Each round runs every receiver once, in turn (C first);
 // the best of the rounds counts. The sender and the receiver run one at a time, each pinned to its own
 // CPU (taskset). The framed run is `sink tcp --reader adaptive` fed blast's hello and frames (--verify
-// off) by the same sender, whose plain runs carry the very same frames without the hello.
+// off) by the same sender, whose plain runs carry the very same frames without the hello. The sender
+// says its CPU time too: a receiver that keeps a loopback sender ≥ 90 % busy is measuring the sender.
 //   npm run build && node --import tsx scripts/drain-bench.ts [--bytes 4GiB] [--repeat 3]
 //     [--readers adaptive,fixed:64K,…] [--c-size 64K] [--frame 128K] [--timeout 60s] [--json]
 // Bounded: every run sends --bytes and is killed after --timeout. Loopback only.
@@ -29,6 +30,8 @@ export interface Run {
   reads: number;
   /** The receiving process's CPU time (user + system): C from its start, the sink from ready. */
   cpuSeconds: number;
+  /** The C sender's CPU time ÷ its wall time, connect to close: near 1, the sender set the rate. */
+  senderBusy: number;
 }
 
 interface Options {
@@ -173,6 +176,7 @@ async function runOnce(o: Options, cBin: string, dir: string, r: Receiver, round
       bytesPerSecond: num(got, 'bytesPerSecond'),
       reads,
       cpuSeconds: num(cpu, 'cpuSeconds'),
+      senderBusy: num(sent, 'cpuSeconds') / num(sent, 'seconds'),
     };
   } finally {
     rx.child.kill('SIGKILL');
@@ -189,6 +193,8 @@ export interface Summary {
   pairedRatioToC: number;
   /** The median over rounds of the receiving process's CPU time per GB (1e9 bytes). */
   cpuMsPerGB: number;
+  /** The median over rounds of the sender's CPU time ÷ wall time while this receiver drained it. */
+  senderBusy: number;
   meanReadBytes: number;
 }
 
@@ -209,8 +215,18 @@ export interface DrainBench {
     framedVsPlain: number;
     /** C's CPU per byte ÷ adaptive's: about the rate ratio on cores of their own, were the receiver the bottleneck. */
     cpuCVsAdaptive: number;
+    /** The best fixed reader's CPU per byte ÷ adaptive's (≥ 1: adaptive costs no more per byte). */
+    cpuBestFixedVsAdaptive: number;
+    /**
+     * Adaptive's and the best fixed reader's runs both kept the sender ≥ 90 % busy (median): their rates
+     * are the sender's, so the rate ratio cannot rank them; their CPU per byte can.
+     */
+    senderBound: boolean;
   };
 }
+
+/** A sender busier than this (CPU ÷ wall, median of the runs) set the rate, not the receiver. */
+const SENDER_BOUND = 0.9;
 
 function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
@@ -238,6 +254,7 @@ function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]):
       runsBytesPerSecond: mine.map((x) => x.bytesPerSecond),
       pairedRatioToC: pairedRatio(runs, r.name, list[0].name),
       cpuMsPerGB: median(mine.map((x) => (x.cpuSeconds * 1e12) / x.bytes)),
+      senderBusy: median(mine.map((x) => x.senderBusy)),
       meanReadBytes: best.reads ? best.bytes / best.reads : 0,
     };
   });
@@ -248,6 +265,7 @@ function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]):
     undefined,
   );
   const adaptive = best('sink adaptive');
+  const adaptiveSummary = summary.find((x) => x.receiver === 'sink adaptive');
   const { json: _j, cli: _c, timeoutMs, ...params } = o;
   return {
     params: { ...params, timeoutSeconds: timeoutMs / 1000 },
@@ -262,9 +280,13 @@ function summarize(o: Options, list: Receiver[], runs: Run[], load: number[][]):
         ? pairedRatio(runs, 'sink adaptive', topFixed.receiver)
         : Number.NaN,
       framedVsPlain: best('sink adaptive framed') / adaptive,
-      cpuCVsAdaptive:
-        summary[0].cpuMsPerGB /
-        (summary.find((x) => x.receiver === 'sink adaptive')?.cpuMsPerGB ?? Number.NaN),
+      cpuCVsAdaptive: summary[0].cpuMsPerGB / (adaptiveSummary?.cpuMsPerGB ?? Number.NaN),
+      cpuBestFixedVsAdaptive:
+        (topFixed?.cpuMsPerGB ?? Number.NaN) / (adaptiveSummary?.cpuMsPerGB ?? Number.NaN),
+      senderBound:
+        topFixed !== undefined &&
+        adaptiveSummary !== undefined &&
+        Math.min(topFixed.senderBusy, adaptiveSummary.senderBusy) >= SENDER_BOUND,
     },
   };
 }
@@ -278,11 +300,11 @@ export function formatTable(d: DrainBench): string {
     `drain-bench: ${p.bytes} bytes per run, best of ${p.repeat}, sender CPU ${p.senderCpu}, receiver CPU ${p.receiverCpu}, frames of ${p.frame} B`,
     `load average (1/5/15 min): ${d.loadAverage.start.map((v) => v.toFixed(2)).join(' ')} at start, ${d.loadAverage.end.map((v) => v.toFixed(2)).join(' ')} at end`,
     '',
-    `${'receiver'.padEnd(w)}${'best GB/s'.padStart(10)}${'× C'.padStart(7)}${'paired'.padStart(8)}${'CPU ms/GB'.padStart(11)}${'mean read B'.padStart(13)}   runs GB/s`,
+    `${'receiver'.padEnd(w)}${'best GB/s'.padStart(10)}${'× C'.padStart(7)}${'paired'.padStart(8)}${'CPU ms/GB'.padStart(11)}${'sender busy'.padStart(13)}${'mean read B'.padStart(13)}   runs GB/s`,
   ];
   for (const s of d.summary)
     out.push(
-      `${s.receiver.padEnd(w)}${gb(s.bestBytesPerSecond).padStart(10)}${(s.bestBytesPerSecond / c).toFixed(2).padStart(7)}${s.pairedRatioToC.toFixed(2).padStart(8)}${Math.round(s.cpuMsPerGB).toString().padStart(11)}${Math.round(s.meanReadBytes).toLocaleString('en-US').padStart(13)}   ${s.runsBytesPerSecond.map(gb).join(' ')}`,
+      `${s.receiver.padEnd(w)}${gb(s.bestBytesPerSecond).padStart(10)}${(s.bestBytesPerSecond / c).toFixed(2).padStart(7)}${s.pairedRatioToC.toFixed(2).padStart(8)}${Math.round(s.cpuMsPerGB).toString().padStart(11)}${`${Math.round(s.senderBusy * 100)} %`.padStart(13)}${Math.round(s.meanReadBytes).toLocaleString('en-US').padStart(13)}   ${s.runsBytesPerSecond.map(gb).join(' ')}`,
     );
   const r = d.ratios;
   const goal = (v: number, min: number) =>
@@ -292,11 +314,18 @@ export function formatTable(d: DrainBench): string {
     `adaptive / ${d.summary[0].receiver}: ${goal(r.adaptiveVsC, 0.9)}`,
     r.bestFixed === 'none'
       ? 'adaptive / best fixed: no fixed reader measured'
-      : `adaptive / best fixed (${r.bestFixed}): ${goal(r.adaptiveVsBestFixed, 1.0)}; paired per round, median: ${r.pairedAdaptiveVsBestFixed.toFixed(2)}`,
+      : `adaptive / best fixed (${r.bestFixed}): ${goal(r.adaptiveVsBestFixed, 1.0)}; paired per round, median: ${r.pairedAdaptiveVsBestFixed.toFixed(2)}; CPU per byte, ${r.bestFixed} ÷ adaptive: ${r.cpuBestFixedVsAdaptive.toFixed(2)}`,
+    ...(r.senderBound
+      ? [
+          `  sender-bound: the C sender was ≥ ${SENDER_BOUND * 100} % busy through adaptive's and ${r.bestFixed}'s runs, so`,
+          "  their rates are the sender's and the rate ratio cannot rank them; CPU per byte can",
+        ]
+      : []),
     `adaptive framed / adaptive plain: ${goal(r.framedVsPlain, 0.85)}`,
     `CPU per byte, ${d.summary[0].receiver} ÷ adaptive: ${r.cpuCVsAdaptive.toFixed(2)} (the receiver's own cost, whatever the load)`,
     "(× C: best ÷ C's best; paired: the median over rounds of the rate ÷ C's in that round; CPU: the",
-    ' receiving process, user + system, median over rounds)',
+    " receiving process, user + system, median over rounds; sender busy: the C sender's CPU ÷ its wall",
+    ' time while that receiver drained it, median over rounds)',
   );
   return out.join('\n');
 }

@@ -5,7 +5,8 @@
 //   tcp-drain send PORT BYTES FRAME [HELLO_FILE] connects to 127.0.0.1:PORT and writes frames of FRAME
 //                                                payload bytes until at least BYTES stream bytes are sent
 //                                                (whole frames), then the trailer; with HELLO_FILE its
-//                                                bytes go first
+//                                                bytes go first; cpuSeconds is its getrusage (user +
+//                                                system) from connect to close
 // The frames are blast tcp's (src/ends/hello.ts, pattern.ts): u32be size, u64be index, u64be stream
 // offset, then byte i = (index + i) & 0xff; the trailer is u32be 24, u64be ~0, u64be bytes, u64be
 // frames. Without a hello the sink takes the same bytes as a plain stream (the first byte is 0x00, not
@@ -31,6 +32,13 @@ static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* This process's CPU time so far, user + system. */
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static void die(const char *what) {
@@ -92,9 +100,7 @@ static int recv_main(long size) {
     reads++;
   }
   double s = now_s() - t0;
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  double cpu = cpu_seconds();
   printf("{\"bytes\":%llu,\"reads\":%llu,\"seconds\":%.6f,\"bytesPerSecond\":%.0f,\"cpuSeconds\":%.6f}\n",
          bytes, reads, s, bytes / s, cpu);
   return 0;
@@ -110,7 +116,7 @@ static int send_main(int port, unsigned long long bytes, uint32_t frame, const c
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) die("connect");
-  double t0 = now_s();
+  double t0 = now_s(), cpu0 = cpu_seconds();
   if (hello_file) {
     unsigned char h[8192];
     FILE *f = fopen(hello_file, "rb");
@@ -152,8 +158,8 @@ static int send_main(int port, unsigned long long bytes, uint32_t frame, const c
   while (read(fd, sink, sizeof sink) > 0) {
   }
   double s = now_s() - t0;
-  printf("{\"frames\":%llu,\"bytes\":%llu,\"seconds\":%.6f}\n", (unsigned long long)k,
-         (unsigned long long)(k * fb + sizeof t), s);
+  printf("{\"frames\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"cpuSeconds\":%.6f}\n",
+         (unsigned long long)k, (unsigned long long)(k * fb + sizeof t), s, cpu_seconds() - cpu0);
   return 0;
 }
 

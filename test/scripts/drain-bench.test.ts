@@ -31,6 +31,8 @@ test('drain-bench runs C and sockbuf receivers on the same sender and prints the
   for (const r of d.runs) {
     assert.ok(r.bytes >= 24 * 1024 * 1024, `${r.receiver} read the whole stream (${r.bytes})`);
     assert.ok(r.bytesPerSecond > 0 && r.reads > 0, r.receiver);
+    // the sender's CPU ÷ wall from connect to close: one thread cannot be busier than its wall time
+    assert.ok(r.senderBusy > 0 && r.senderBusy <= 1.02, `${r.receiver}: sender busy ${r.senderBusy}`);
   }
   const framed = d.runs.find((r) => r.receiver === 'sink adaptive framed');
   const plain = d.runs.find((r) => r.receiver === 'sink adaptive');
@@ -52,6 +54,14 @@ test('drain-bench runs C and sockbuf receivers on the same sender and prints the
   const table = formatTable(d);
   assert.match(table, /adaptive \/ C read\(\) 64K: \d+\.\d\d \(goal ≥ 0\.90: (met|NOT met)\)/);
   assert.match(table, /adaptive framed \/ adaptive plain: /);
+  assert.match(table, /sender busy/);
+  // sender-bound is said exactly when both medians reach 90 %, and the CPU ratio is the two medians'
+  const of = (name: string) => d.summary.find((s) => s.receiver === name);
+  const [a, f] = [of('sink adaptive'), of('sink fixed:64K')];
+  assert.ok(a && f);
+  assert.equal(d.ratios.senderBound, Math.min(a.senderBusy, f.senderBusy) >= 0.9);
+  assert.equal(/sender-bound:/.test(table), d.ratios.senderBound);
+  assert.ok(Math.abs(d.ratios.cpuBestFixedVsAdaptive - f.cpuMsPerGB / a.cpuMsPerGB) < 1e-9);
   assert.match(table, /load average/);
 });
 
