@@ -215,6 +215,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
   const sndbuf =
     opts.reverse && opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
   const started = performance.now();
+  const cpu0 = process.cpuUsage(); // cpuSeconds count from the streams' start, to the result
   let last = started;
   const timer = setInterval(() => {
     const now = performance.now();
@@ -291,6 +292,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
   }
   signal?.throwIfAborted();
   const secs = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const per = streams.map((s) => {
     const v = s.verifier;
     const error = v && (s.decoder?.partial ? 'the stream ended in the middle of a frame' : v.finish());
@@ -319,6 +321,7 @@ export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<s
     bytes,
     seconds: secs,
     bytesPerSecond: bytes / secs,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     ...limitedShare(per),
     perStream: per,
   };

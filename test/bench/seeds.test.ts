@@ -175,3 +175,41 @@ test("seed 002 not reproduced under 0.9 × the best fixed; the verdict says when
   // reproduced: nothing about spread either
   assert.doesNotMatch(at([2.0e9, 1.5e9, 2.4e9], [2.0e9, 1.6e9, 2.4e9]).text, /spread/);
 });
+
+test("seed 002 under 0.9 × the best fixed with the sender ≥ 85 % busy in both: the verdict gives the readers' CPU per byte", () => {
+  const drain = (reader: string, rate: number, senderBusy: number, cpu: number) => ({
+    scenario: 'drain',
+    reader,
+    bytesPerSecond: { median: rate, values: [rate, rate, rate] },
+    senderBusy: { median: senderBusy },
+    receiverCpuNsPerByte: { median: cpu },
+  });
+  const at = (busyAdaptive: number, busyFixed: number) =>
+    verdicts({
+      ...doc,
+      results: [
+        drain('data', 0.6e9, 0.3, 1.7),
+        drain('fixed:64K', 2.4e9, busyFixed, 0.33),
+        drain('adaptive:max1M', 2.0e9, busyAdaptive, 0.3),
+      ],
+    }).find((v) => v.seed === '002') as Verdict;
+  const bound = at(0.95, 0.92);
+  assert.equal(bound.status, 'not reproduced');
+  assert.match(
+    bound.text,
+    /0\.83 × the best fixed .*the sender was 95 % and 92 % busy: the rate is the sender's.* adaptive:max1M 0\.30 ns\/B, fixed:64K 0\.33 ns\/B \(= 0\.91 ×\)/,
+  );
+  // a sender with time to spare: the rates rank the readers, nothing is said about CPU
+  assert.doesNotMatch(at(0.95, 0.8).text, /busy|ns\/B/);
+  // reproduced: nothing either
+  const ok = verdicts({
+    ...doc,
+    results: [
+      drain('data', 0.6e9, 0.3, 1.7),
+      drain('fixed:64K', 2.0e9, 0.95, 0.33),
+      drain('adaptive', 2.0e9, 0.95, 0.3),
+    ],
+  }).find((v) => v.seed === '002') as Verdict;
+  assert.equal(ok.status, 'reproduced');
+  assert.doesNotMatch(ok.text, /busy/);
+});

@@ -60,6 +60,7 @@ const scenario: Scenario<Params> = {
   },
   row: (out) => {
     const r = lastEvent(out.receiver, 'result');
+    const sent = lastEvent(out.sender, 'result');
     const conn = lastEvent(out.receiver, 'connection');
     const reader = conn.reader as Record<string, unknown>;
     return {
@@ -70,6 +71,10 @@ const scenario: Scenario<Params> = {
       reads: numberField(reader, 'reads'),
       meanReadBytes: numberField(reader, 'meanReadBytes'),
       finalReadBytes: numberField(reader, 'sizeBytes'),
+      // what the reader costs: on loopback a large reader's rate is the sender's (it runs TCP's
+      // receiving side too, and pays to wake the receiver), so readers that tie in GB/s differ here
+      receiverCpuNsPerByte: (numberField(r, 'cpuSeconds') * 1e9) / numberField(r, 'bytes'),
+      senderBusy: numberField(sent, 'cpuSeconds') / numberField(sent, 'seconds'),
     };
   },
   primary: 'bytesPerSecond',
@@ -77,6 +82,8 @@ const scenario: Scenario<Params> = {
     // GB/s, as seed 002 gives it (one unit per figure in every mode: the suite's table uses it too)
     { key: 'bytesPerSecond', title: 'GB/s', format: (v) => (v / 1e9).toFixed(2) },
     { key: 'meanReadBytes', title: 'mean read B', format: (v) => Math.round(v).toLocaleString('en-US') },
+    { key: 'receiverCpuNsPerByte', title: 'rx CPU ns/B', format: (v) => v.toFixed(2) },
+    { key: 'senderBusy', title: 'sender busy', format: (v) => `${Math.round(v * 100)} %` },
     { key: 'reads' },
     { key: 'seconds' },
   ],

@@ -1,9 +1,9 @@
 // Seed 002: Erlang/OTP's socket read buffer, fixed at 8 KB, made adaptive (grow on full reads, cap
 // 256 KB). Measured again by the drain scenario on loopback. Pure.
 import { type ChartPair, figureValue, grouped, type SourceFigure } from '../report/charts.js';
-import { param, type ResultRow, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
+import { num, param, type ResultRow, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
 import { BYTES_PER_SECOND, cvPct, gbPerSecond } from '../report/views.js';
-import { judge, type Seed, x2 } from './seed.js';
+import { judge, pc, type Seed, x2 } from './seed.js';
 
 const drain: SourceFigure = {
   id: '002-drain',
@@ -47,7 +47,27 @@ function verdict(doc: ResultsDocument): Verdict | undefined {
   const figures = `${parts.join(' = ')}; seed: 7.5 vs 4.2 GB/s = ${x2(seedRatio)} fixed 8 KB, 1 MB cap ~6.0 GB/s`;
   if (!gd || !gf) return judge(seed002, figures, undefined, "needs node 'data' and a fixed reader measured");
   const ok = ga / gd >= 1.3 && ga / gf >= 0.9;
-  return judge(seed002, ok ? figures : `${figures}${withinSpread(ga / gf, adaptive, fixed)}`, ok);
+  const why = ok ? '' : `${withinSpread(ga / gf, adaptive, fixed)}${senderBound(ga / gf, adaptive, fixed)}`;
+  return judge(seed002, `${figures}${why}`, ok);
+}
+
+const SENDER_BOUND = 0.85;
+
+/**
+ * When adaptive trails the best fixed reader and the sender was ≥ 85 % busy in both their runs, the
+ * rate is the sender's (on loopback it also runs TCP's receiving side and pays to wake the receiver,
+ * which costs more the more often the receiver idles); the readers' own cost is their CPU per byte.
+ */
+function senderBound(ratio: number, adaptive: ResultRow, fixed: ResultRow): string {
+  const [ba, bf] = [num(adaptive, 'senderBusy'), num(fixed, 'senderBusy')];
+  const [ca, cf] = [num(adaptive, 'receiverCpuNsPerByte'), num(fixed, 'receiverCpuNsPerByte')];
+  if (ratio >= 0.9 || ba === undefined || bf === undefined || ca === undefined || cf === undefined) return '';
+  if (Math.min(ba, bf) < SENDER_BOUND) return '';
+  const reader = (r: ResultRow) => param(r, 'reader');
+  return (
+    `; the sender was ${pc(ba * 100)} and ${pc(bf * 100)} busy: the rate is the sender's, and what each reader costs is ` +
+    `its CPU per byte: ${reader(adaptive)} ${ca.toFixed(2)} ns/B, ${reader(fixed)} ${cf.toFixed(2)} ns/B (= ${x2(ca / cf)})`
+  );
 }
 
 /**

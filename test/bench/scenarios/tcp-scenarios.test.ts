@@ -52,7 +52,15 @@ test('bench drain: a row per reader with a rate; --expect prints the ratio to da
     rows.map((x) => x.reader),
     ['data', 'adaptive', 'fixed:64K'],
   );
-  for (const row of rows) assert.ok(median(row, 'bytesPerSecond') > 0);
+  for (const row of rows) {
+    assert.ok(median(row, 'bytesPerSecond') > 0);
+    // the sink's CPU per byte read, and blast's CPU ÷ its time (one thread, plus V8's helpers)
+    assert.ok(
+      median(row, 'receiverCpuNsPerByte') > 0 && median(row, 'receiverCpuNsPerByte') < 1000,
+      JSON.stringify(row),
+    );
+    assert.ok(median(row, 'senderBusy') > 0 && median(row, 'senderBusy') < 2, JSON.stringify(row));
+  }
   assert.match(r.stderr, /bytesPerSecond\[adaptive\] \/ bytesPerSecond\[data\] = /);
 });
 
