@@ -215,6 +215,9 @@ export const VIEWS: Record<string, { title: string; columns: (rows: ResultRow[])
         c('GB/s', gbPerSecond, (v) => v.toFixed(2)),
         cvCol(BYTES_PER_SECOND),
         c('× data', (r) => (b ? (gbPerSecond(r) ?? Number.NaN) / b : undefined), times),
+        // the reader's own cost, and whether the sender set the rate (bench drain's columns)
+        n('rx CPU ns/B', ['receiverCpuNsPerByte'], (v) => v.toFixed(2)),
+        n('sender busy', ['senderBusy'], (v) => `${Math.round(v * 100)} %`),
         n('reads', ['reads']),
         n('mean read B', ['meanReadBytes', 'readBytesMean', 'meanReadSize']),
       ];
