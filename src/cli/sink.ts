@@ -19,7 +19,11 @@ export function register(program: Command): Command {
     .command('tcp')
     .description('accept TCP connections and drain them through a reader; report per connection')
     .option('--listen <[host:]port>', 'where to listen', '5201')
-    .option('--reader <reader>', 'adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data', 'adaptive')
+    .option(
+      '--reader <reader>',
+      'adaptive | adaptive:min=SIZE,max=SIZE,poll=DURATION | fixed:SIZE | data',
+      'adaptive',
+    )
     .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option('--sndbuf <auto|size>', 'send buffer (what --echo and reverse tests send through)', 'auto')
     .option(

@@ -8,8 +8,9 @@
 // sizer's few numbers. A fixed reader owns its buffer, as `onread: { buffer: Buffer.alloc(n) }` does.
 import type net from 'node:net';
 import { UsageError } from '../errors.js';
-import { parseSize } from '../policy/units.js';
+import { durationMs, parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
+import { POLL_DEFAULT_US, poller } from './poll.js';
 import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
 
 /**
@@ -27,18 +28,19 @@ export const DATA_READ_BYTES = 64 * 1024;
 export type ReaderOption =
   | 'adaptive'
   | 'data'
-  | { adaptive: { min?: number; max?: number } }
+  | { adaptive: { min?: number; max?: number; poll?: number | string } }
   | { fixed: number };
 
 export type ReaderSpec =
-  | { kind: 'adaptive'; min: number; max: number }
+  /** poll: the bound on polling while a stream is hot, in µs (0: never poll; see src/tcp/poll.ts). */
+  | { kind: 'adaptive'; min: number; max: number; poll: number }
   | { kind: 'fixed'; size: number }
   | { kind: 'data' };
 
 /** Resolves the option (default 'adaptive') to a spec with every bound filled; throws UsageError. */
 export function resolveReader(option: ReaderOption | ReaderSpec | undefined, name = 'reader'): ReaderSpec {
   if (option === undefined || option === 'adaptive')
-    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES };
+    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES, poll: POLL_DEFAULT_US };
   if (option === 'data') return { kind: 'data' };
   if (typeof option === 'object' && option !== null) {
     if ('kind' in option) return resolveReader(specToOption(option), name);
@@ -57,7 +59,10 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
       const min = a.min ?? Math.min(ADAPTIVE_MIN_BYTES, a.max ?? ADAPTIVE_MIN_BYTES);
       const max = a.max ?? Math.max(ADAPTIVE_MAX_BYTES, min);
       checkSizerBounds(min, max, name);
-      return { kind: 'adaptive', min, max };
+      const poll = a.poll === undefined ? POLL_DEFAULT_US : Math.round(durationMs(a.poll, name) * 1000);
+      if (poll > POLL_MAX_US)
+        throw UsageError.invalid(name, String(a.poll), `a polling bound from 0 to ${POLL_MAX_US} µs`);
+      return { kind: 'adaptive', min, max, poll };
     }
   }
   throw new UsageError(
@@ -68,14 +73,16 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
 }
 
 function specToOption(spec: ReaderSpec): ReaderOption {
-  if (spec.kind === 'adaptive') return { adaptive: { min: spec.min, max: spec.max } };
+  if (spec.kind === 'adaptive') return { adaptive: { min: spec.min, max: spec.max, poll: spec.poll / 1000 } };
   if (spec.kind === 'fixed') return { fixed: spec.size };
   return 'data';
 }
 
-const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE, fixed:SIZE or data';
+const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE,poll=DURATION, fixed:SIZE or data';
+/** A reader may poll for at most 1 ms after its last read (the kernel's busy_read takes µs too). */
+const POLL_MAX_US = 1000;
 
-/** `--reader adaptive | adaptive:min=SIZE,max=SIZE | fixed:SIZE | data` → a resolved spec. */
+/** `--reader adaptive | adaptive:min=SIZE,max=SIZE,poll=DURATION | fixed:SIZE | data` → a resolved spec. */
 export function parseReader(value: string, option = 'reader'): ReaderSpec {
   const v = value.trim();
   const bad = (): never => {
@@ -86,18 +93,20 @@ export function parseReader(value: string, option = 'reader'): ReaderSpec {
   if (fixed) return resolveReader({ fixed: parseSize(fixed[1], option) }, option);
   const adaptive = /^adaptive:(.+)$/.exec(v);
   if (!adaptive) return bad();
-  const bounds: { min?: number; max?: number } = {};
+  const bounds: { min?: number; max?: number; poll?: string } = {};
   for (const part of adaptive[1].split(',')) {
-    const kv = /^(min|max)=(.+)$/.exec(part.trim());
-    if (!kv || bounds[kv[1] as 'min' | 'max'] !== undefined) return bad();
-    bounds[kv[1] as 'min' | 'max'] = parseSize(kv[2], option);
+    const kv = /^(min|max|poll)=(.+)$/.exec(part.trim());
+    if (!kv || bounds[kv[1] as 'min' | 'max' | 'poll'] !== undefined) return bad();
+    if (kv[1] === 'poll') bounds.poll = kv[2] === '0' ? '0s' : kv[2];
+    else bounds[kv[1] as 'min' | 'max'] = parseSize(kv[2], option);
   }
   return resolveReader({ adaptive: bounds }, option);
 }
 
 /** The spec as the CLI spells it: `adaptive:min=512,max=262144`, `fixed:65536`, `data`. */
 export function formatReader(spec: ReaderSpec): string {
-  if (spec.kind === 'adaptive') return `adaptive:min=${spec.min},max=${spec.max}`;
+  if (spec.kind === 'adaptive')
+    return `adaptive:min=${spec.min},max=${spec.max}${spec.poll === POLL_DEFAULT_US ? '' : `,poll=${spec.poll}us`}`;
   if (spec.kind === 'fixed') return `fixed:${spec.size}`;
   return 'data';
 }
@@ -194,10 +203,12 @@ export class Reader {
   onread(): OnRead | undefined {
     const sizer = this.sizer;
     if (sizer === null) return undefined;
+    const poll = this.spec.kind === 'adaptive' ? this.spec.poll : 0;
     const callback = (n: number, buf: Uint8Array): boolean => {
       const full = n >= buf.length;
       this.count(n, full);
       sizer.record(n);
+      if (poll > 0) poller.read(n, poll);
       return this.deliver(full ? buf : buf.subarray(0, n));
     };
     if (this.own) return { buffer: this.own, callback };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
+import { POLL_DEFAULT_US } from '../../src/tcp/poll.js';
 import {
   ADAPTIVE_MAX_BYTES,
   ADAPTIVE_MIN_BYTES,
@@ -17,14 +18,38 @@ test('parseReader accepts the four forms', () => {
     kind: 'adaptive',
     min: ADAPTIVE_MIN_BYTES,
     max: ADAPTIVE_MAX_BYTES,
+    poll: POLL_DEFAULT_US,
   });
-  assert.deepEqual(parseReader('adaptive:min=1K,max=256K'), { kind: 'adaptive', min: 1024, max: 262144 });
+  const poll = POLL_DEFAULT_US;
+  assert.deepEqual(parseReader('adaptive:min=1K,max=256K'), {
+    kind: 'adaptive',
+    min: 1024,
+    max: 262144,
+    poll,
+  });
   assert.deepEqual(parseReader('adaptive:max=1M'), {
     kind: 'adaptive',
     min: ADAPTIVE_MIN_BYTES,
     max: 1048576,
+    poll,
   });
-  assert.deepEqual(parseReader('adaptive:min=256K'), { kind: 'adaptive', min: 262144, max: 262144 });
+  assert.deepEqual(parseReader('adaptive:min=256K'), { kind: 'adaptive', min: 262144, max: 262144, poll });
+  assert.deepEqual(parseReader('adaptive:poll=0'), { ...parseReader('adaptive'), poll: 0 });
+  assert.deepEqual(parseReader('adaptive:max=64K,poll=50us'), {
+    ...parseReader('adaptive:max=64K'),
+    poll: 50,
+  });
+  assert.equal(formatReader(parseReader('adaptive:poll=0')), 'adaptive:min=512,max=262144,poll=0us');
+  assert.deepEqual(
+    parseReader(formatReader(parseReader('adaptive:poll=1ms'))),
+    parseReader('adaptive:poll=1000us'),
+  );
+  assert.deepEqual(resolveReader({ adaptive: { poll: 0.1 } }), {
+    kind: 'adaptive',
+    min: 512,
+    max: 262144,
+    poll: 100,
+  });
   assert.deepEqual(parseReader('fixed:64K'), { kind: 'fixed', size: 65536 });
   assert.deepEqual(parseReader('data'), { kind: 'data' });
   assert.equal(formatReader(parseReader('adaptive:min=1K,max=2K')), 'adaptive:min=1024,max=2048');
@@ -32,6 +57,7 @@ test('parseReader accepts the four forms', () => {
     kind: 'adaptive',
     min: 512,
     max: 65536,
+    poll,
   });
   assert.deepEqual(resolveReader({ fixed: 8192 }), { kind: 'fixed', size: 8192 });
 });
@@ -45,6 +71,9 @@ test('bad --reader values are usage errors naming the option and the value', () 
     ['fixed:', /for reader/],
     ['fixed:10', /for reader: fixed size 10/],
     ['fixed:lots', /for reader: 'lots'/],
+    ['adaptive:poll=2ms', /for reader: '2ms' \(expected a polling bound from 0 to 1000 µs\)/],
+    ['adaptive:poll=fast', /for reader: 'fast'/],
+    ['adaptive:poll=0,poll=0', /for reader: 'adaptive:poll=0,poll=0'/],
   ];
   for (const [v, re] of cases) {
     assert.throws(
