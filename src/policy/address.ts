@@ -63,3 +63,8 @@ export function parseTo(value: string, option = 'to'): HostPort {
 export function formatHostPort(hp: HostPort): string {
   return hp.host.includes(':') ? `[${hp.host}]:${hp.port}` : `${hp.host}:${hp.port}`;
 }
+
+/** Whether an address is a loopback one: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. Pure. */
+export function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && /^(?:127\.|::ffff:127\.|::1$)/i.test(address);
+}

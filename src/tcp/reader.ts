@@ -8,6 +8,7 @@
 // sizer's few numbers. A fixed reader owns its buffer, as `onread: { buffer: Buffer.alloc(n) }` does.
 import type net from 'node:net';
 import { UsageError } from '../errors.js';
+import { isLoopback } from '../policy/address.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
 import { POLL_DEFAULT_US, poller } from './poll.js';
@@ -32,15 +33,18 @@ export type ReaderOption =
   | { fixed: number };
 
 export type ReaderSpec =
-  /** poll: the bound on polling while a stream is hot, in µs (0: never poll; see src/tcp/poll.ts). */
-  | { kind: 'adaptive'; min: number; max: number; poll: number }
+  /**
+   * poll: the bound on polling while a stream is hot, in µs (0: never; see src/tcp/poll.ts), or
+   * 'loopback' (the default): POLL_DEFAULT_US when the peer is a loopback address, else 0.
+   */
+  | { kind: 'adaptive'; min: number; max: number; poll: number | 'loopback' }
   | { kind: 'fixed'; size: number }
   | { kind: 'data' };
 
 /** Resolves the option (default 'adaptive') to a spec with every bound filled; throws UsageError. */
 export function resolveReader(option: ReaderOption | ReaderSpec | undefined, name = 'reader'): ReaderSpec {
   if (option === undefined || option === 'adaptive')
-    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES, poll: POLL_DEFAULT_US };
+    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES, poll: 'loopback' };
   if (option === 'data') return { kind: 'data' };
   if (typeof option === 'object' && option !== null) {
     if ('kind' in option) return resolveReader(specToOption(option), name);
@@ -59,7 +63,9 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
       const min = a.min ?? Math.min(ADAPTIVE_MIN_BYTES, a.max ?? ADAPTIVE_MIN_BYTES);
       const max = a.max ?? Math.max(ADAPTIVE_MAX_BYTES, min);
       checkSizerBounds(min, max, name);
-      const poll = a.poll === undefined ? POLL_DEFAULT_US : Math.round(durationMs(a.poll, name) * 1000);
+      if (a.poll === undefined || a.poll === 'loopback')
+        return { kind: 'adaptive', min, max, poll: 'loopback' };
+      const poll = Math.round(durationMs(a.poll, name) * 1000);
       if (poll > POLL_MAX_US)
         throw UsageError.invalid(name, String(a.poll), `a polling bound from 0 to ${POLL_MAX_US} µs`);
       return { kind: 'adaptive', min, max, poll };
@@ -73,7 +79,14 @@ export function resolveReader(option: ReaderOption | ReaderSpec | undefined, nam
 }
 
 function specToOption(spec: ReaderSpec): ReaderOption {
-  if (spec.kind === 'adaptive') return { adaptive: { min: spec.min, max: spec.max, poll: spec.poll / 1000 } };
+  if (spec.kind === 'adaptive')
+    return {
+      adaptive: {
+        min: spec.min,
+        max: spec.max,
+        poll: spec.poll === 'loopback' ? spec.poll : spec.poll / 1000,
+      },
+    };
   if (spec.kind === 'fixed') return { fixed: spec.size };
   return 'data';
 }
@@ -106,9 +119,20 @@ export function parseReader(value: string, option = 'reader'): ReaderSpec {
 /** The spec as the CLI spells it: `adaptive:min=512,max=262144`, `fixed:65536`, `data`. */
 export function formatReader(spec: ReaderSpec): string {
   if (spec.kind === 'adaptive')
-    return `adaptive:min=${spec.min},max=${spec.max}${spec.poll === POLL_DEFAULT_US ? '' : `,poll=${spec.poll}us`}`;
+    return `adaptive:min=${spec.min},max=${spec.max}${spec.poll === 'loopback' ? '' : `,poll=${spec.poll}us`}`;
   if (spec.kind === 'fixed') return `fixed:${spec.size}`;
   return 'data';
+}
+
+/**
+ * How long a reader polls after its last read while a stream is hot (µs; 0: never). By default only a
+ * loopback peer's stream polls: there the sender pays for waking the reader (src/tcp/poll.ts), which is
+ * what polling saves; from a NIC, the CPU taking its interrupts would, and we have not measured that.
+ */
+export function pollBound(spec: ReaderSpec, remoteAddress: string | undefined): number {
+  if (spec.kind !== 'adaptive') return 0;
+  if (spec.poll !== 'loopback') return spec.poll;
+  return isLoopback(remoteAddress) ? POLL_DEFAULT_US : 0;
 }
 
 // ---- the shared buffer ----------------------------------------------------------------------------
@@ -203,11 +227,14 @@ export class Reader {
   onread(): OnRead | undefined {
     const sizer = this.sizer;
     if (sizer === null) return undefined;
-    const poll = this.spec.kind === 'adaptive' ? this.spec.poll : 0;
+    const spec = this.spec;
+    // decided at the first read, when the peer is known (a client's socket is attached before it connects)
+    let poll = spec.kind !== 'adaptive' ? 0 : spec.poll === 'loopback' ? -1 : spec.poll;
     const callback = (n: number, buf: Uint8Array): boolean => {
       const full = n >= buf.length;
       this.count(n, full);
       sizer.record(n);
+      if (poll < 0) poll = pollBound(spec, this.socket?.remoteAddress);
       if (poll > 0) poller.read(n, poll);
       return this.deliver(full ? buf : buf.subarray(0, n));
     };

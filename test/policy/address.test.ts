@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
-import { formatHostPort, parseListen, parseTo } from '../../src/policy/address.js';
+import { formatHostPort, isLoopback, parseListen, parseTo } from '../../src/policy/address.js';
 
 test('host names are taken as written; IPv6 in brackets both ways', () => {
   assert.deepEqual(parseTo('vm:5203'), { host: 'vm', port: 5203 });
@@ -21,4 +21,11 @@ test('what is neither an address nor a name is a usage error naming the option',
       (e: unknown) => e instanceof UsageError && e.message.includes(`--to: '${bad}'`),
       bad,
     );
+});
+
+test('isLoopback: 127.0.0.0/8, ::1 and mapped 127.x; nothing else', () => {
+  for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2'])
+    assert.equal(isLoopback(a), true, a);
+  for (const a of [undefined, '', '10.0.0.1', '128.0.0.1', '::2', '::ffff:10.0.0.1', 'fe80::1', '1127.0.0.1'])
+    assert.equal(isLoopback(a), false, String(a));
 });

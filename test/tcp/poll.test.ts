@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { test } from 'node:test';
 import { POLL_REST_US, POLL_SPAN_US, POLL_START_BYTES, PollWindow, pollerStats } from '../../src/tcp/poll.js';
-import { Reader, resolveReader } from '../../src/tcp/reader.js';
+import { parseReader, pollBound, Reader, resolveReader } from '../../src/tcp/reader.js';
 
 const BIG = POLL_START_BYTES;
 
@@ -88,6 +88,18 @@ test('the span adds up polling time over several starts, not the sleeps between 
     while (w.turn(t));
   }
   assert.equal(w.rests, 1, 'wasteful polling rests even when no single start lasts a span');
+});
+
+test('by default only a loopback peer polls; an explicit bound applies to any peer; fixed never polls', () => {
+  const adaptive = parseReader('adaptive');
+  assert.equal(pollBound(adaptive, '127.0.0.1'), 200);
+  assert.equal(pollBound(adaptive, '::1'), 200);
+  assert.equal(pollBound(adaptive, '10.1.2.3'), 0);
+  assert.equal(pollBound(adaptive, undefined), 0);
+  assert.equal(pollBound(parseReader('adaptive:poll=50us'), '10.1.2.3'), 50);
+  assert.equal(pollBound(parseReader('adaptive:poll=0'), '127.0.0.1'), 0);
+  assert.equal(pollBound(parseReader('fixed:64K'), '127.0.0.1'), 0);
+  assert.equal(pollBound(parseReader('data'), '127.0.0.1'), 0);
 });
 
 /** Sends `bytes` from another connection end as fast as the kernel takes them. */

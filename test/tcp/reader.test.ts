@@ -18,9 +18,9 @@ test('parseReader accepts the four forms', () => {
     kind: 'adaptive',
     min: ADAPTIVE_MIN_BYTES,
     max: ADAPTIVE_MAX_BYTES,
-    poll: POLL_DEFAULT_US,
+    poll: 'loopback',
   });
-  const poll = POLL_DEFAULT_US;
+  const poll = 'loopback';
   assert.deepEqual(parseReader('adaptive:min=1K,max=256K'), {
     kind: 'adaptive',
     min: 1024,
@@ -43,6 +43,15 @@ test('parseReader accepts the four forms', () => {
   assert.deepEqual(
     parseReader(formatReader(parseReader('adaptive:poll=1ms'))),
     parseReader('adaptive:poll=1000us'),
+  );
+  assert.deepEqual(parseReader(`adaptive:poll=${POLL_DEFAULT_US}us`), {
+    ...parseReader('adaptive'),
+    poll: 200,
+  });
+  assert.equal(
+    formatReader(parseReader('adaptive:poll=200us')),
+    'adaptive:min=512,max=262144,poll=200us',
+    'an explicit bound applies to every peer, so it is written out',
   );
   assert.deepEqual(resolveReader({ adaptive: { poll: 0.1 } }), {
     kind: 'adaptive',
