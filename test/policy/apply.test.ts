@@ -9,6 +9,7 @@ import { SO_RCVBUF, SO_SNDBUF, SOCK_DGRAM, SOCK_STREAM, SOL_SOCKET } from '../..
 import { closeFd, createSocket, fdOf, getIntOption } from '../../src/sys/socket.js';
 import { readSysctl } from '../../src/sys/sysctl.js';
 import { getTcpInfo } from '../../src/sys/tcpinfo.js';
+import { writeBulk } from '../lib/bulk.js';
 
 const BULK = 32 * 1024 * 1024; // bounded: ~30 ms on loopback
 const rmemMax = readSysctl('net.core.rmem_max')?.[0] ?? 0;
@@ -23,16 +24,7 @@ function transfer(from: net.Socket, to: net.Socket, bytes: number): Promise<numb
     });
     to.once('end', () => resolve(got));
     to.once('error', reject);
-    const chunk = Buffer.alloc(1 << 20, 1);
-    let left = bytes;
-    const pump = () => {
-      while (left > 0) {
-        left -= chunk.length;
-        if (!from.write(chunk)) return void from.once('drain', pump);
-      }
-      from.end();
-    };
-    pump();
+    writeBulk(from, bytes);
   });
 }
 

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { POLL_REST_US, POLL_SPAN_US, POLL_START_BYTES, PollWindow, pollerStats } from '../../src/tcp/poll.js';
 import { parseReader, pollBound, Reader, resolveReader } from '../../src/tcp/reader.js';
+import { writeBulk } from '../lib/bulk.js';
 
 const BIG = POLL_START_BYTES;
 
@@ -104,18 +105,7 @@ test('by default only a loopback peer polls; an explicit bound applies to any pe
 
 /** Sends `bytes` from another connection end as fast as the kernel takes them. */
 async function drain(reader: string, bytes: number): Promise<number> {
-  const srv = net.createServer((s) => {
-    const chunk = Buffer.alloc(1 << 20, 7);
-    let left = bytes;
-    const pump = () => {
-      while (left > 0) {
-        left -= chunk.length;
-        if (!s.write(chunk)) return void s.once('drain', pump);
-      }
-      s.end();
-    };
-    pump();
-  });
+  const srv = net.createServer((s) => writeBulk(s, bytes, 7));
   srv.listen(0, '127.0.0.1');
   await once(srv, 'listening');
   const r = new Reader(resolveReader(reader === 'adaptive' ? 'adaptive' : { adaptive: { poll: 0 } }));
