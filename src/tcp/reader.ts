@@ -116,7 +116,7 @@ export function parseReader(value: string, option = 'reader'): ReaderSpec {
   return resolveReader({ adaptive: bounds }, option);
 }
 
-/** The spec as the CLI spells it: `adaptive:min=512,max=262144`, `fixed:65536`, `data`. */
+/** The spec as the CLI spells it: `adaptive:min=512,max=262144` (`,poll=200us` when a bound was set), `fixed:65536`, `data`. */
 export function formatReader(spec: ReaderSpec): string {
   if (spec.kind === 'adaptive')
     return `adaptive:min=${spec.min},max=${spec.max}${spec.poll === 'loopback' ? '' : `,poll=${spec.poll}us`}`;
