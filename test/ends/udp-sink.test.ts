@@ -104,7 +104,7 @@ function blast(port: number, duration: string): Promise<{ sent: number }> {
 }
 
 for (const onFull of ['wait', 'drop'] as const) {
-  test(`sink udp at ≥ 3× what it takes (onFull: ${onFull}): sent = received + kernel + userspace drops + truncated, exactly (trailers on both sides)`, async () => {
+  test(`sink udp at ≥ 2× what it takes (onFull: ${onFull}): sent = received + kernel + userspace drops + truncated, exactly (trailers on both sides)`, async () => {
     // From the first datagram on, the consumer (this thread) stalls 90 ms in every 100 for 900 ms of
     // blast's 1 s: the reader fills a tiny ring, then waits (kernel drops) or drops (userspace drops).
     // It is free again before blast's trailers (the 3 copies are 20 ms apart at the end): a stall
@@ -145,7 +145,10 @@ for (const onFull of ['wait', 'drop'] as const) {
       const b = await sending;
       const drops = r.kernelDrops + r.userspaceDrops;
       assert.equal(r.sent, b.sent, JSON.stringify(r));
-      assert.ok(drops >= 2 * (r.received + r.trailers.received), `overload ≥ 3×: ${JSON.stringify(r)}`);
+      // the overload is the set-up, not the finding: the counts below are. It came to 6–13× in 10 runs
+      // on a quiet host and 2.9× in one CI run on a busy one (the stall starts at the first interval
+      // line, 50 ms in, and the last ~100 ms of blast's second are free), so the floor is 2×.
+      assert.ok(drops >= r.received + r.trailers.received, `overload ≥ 2×: ${JSON.stringify(r)}`);
       if (onFull === 'wait') assert.equal(r.userspaceDrops, 0);
       else assert.ok(r.userspaceDrops > 0);
       assert.equal(r.trailers.sent, 3, 'one flow, three trailer copies');

@@ -80,7 +80,12 @@ for (const impl of IMPLS) {
     assert.equal(c.status, 0, c.stderr);
     const r = JSON.parse(c.stdout);
     assert.ok(r.opened >= 4, `4 sockets were open (${r.opened} descriptors more)`);
-    assert.deepEqual(r.after, r.before);
+    assert.equal(r.after.fds, r.before.fds, 'every descriptor closed');
+    // no thread left: Node's own may end in between (one CI run counted 12 before and 11 after)
+    assert.ok(
+      r.after.threads <= r.before.threads,
+      `threads ${r.before.threads} before, ${r.after.threads} after`,
+    );
   });
 }
 
