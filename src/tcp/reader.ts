@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { isLoopback } from '../policy/address.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
-import { POLL_DEFAULT_US, poller } from './poll.js';
+import { POLL_AFTER_BYTES, POLL_DEFAULT_US, poller } from './poll.js';
 import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
 
 /**
@@ -235,7 +235,7 @@ export class Reader {
       this.count(n, full);
       sizer.record(n);
       if (poll < 0) poll = pollBound(spec, this.socket?.remoteAddress);
-      if (poll > 0) poller.read(n, poll);
+      if (poll > 0 && this.bytes >= POLL_AFTER_BYTES) poller.read(n, poll);
       return this.deliver(full ? buf : buf.subarray(0, n));
     };
     if (this.own) return { buffer: this.own, callback };

@@ -112,10 +112,10 @@ export const seed002: Seed = {
       title: 'TCP drain per read buffer (seed 002)',
       seed: '002',
       scenario: 'drain',
-      // 1 GiB a run, not less: the adaptive reader polls a loopback stream (src/tcp/poll.ts), and for about
-      // 90 ms after polling starts a Node sender waits for 'drain' far more (2–7 ms in every 10, then
-      // 0.2); a 256 MiB drain (~90 ms) is all of that, and put adaptive at 0.88–0.96 × the best fixed
-      // in 4 quick runs, where 1 GiB put it at 1.01–1.27 × (README, "Draining a TCP stream")
+      // 1 GiB a run: the adaptive reader polls a loopback stream once it has read 256 MiB
+      // (POLL_AFTER_BYTES in src/tcp/poll.ts), so polling, which this seed's figure is about, drains 3/4
+      // of it. (Polling from the first byte, 256 MiB runs put adaptive at 0.88–0.96 × the best fixed in
+      // 4 quick runs: for about 90 ms after polling starts a Node sender waits for 'drain' far more.)
       quick: ['--bytes', '1GiB', '--readers', 'data,fixed:8K,fixed:64K,adaptive:max=256K,adaptive:max=1M'],
       full: [],
       // medians of 5, round-robin: one run per reader (5 s in all) put adaptive at 0.86 × the best fixed
