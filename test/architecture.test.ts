@@ -157,7 +157,7 @@ export function cliPastIndex(files: SourceFile[]): string[] {
     .flatMap((f) => f.imports.filter((s) => !ok(s)).map((s) => `${f.path} imports ${s}`));
 }
 
-/** Files of the folders below bench in DESIGN's layer list that import from src/bench. */
+/** Files of the folders below bench in the layer list (docs/architecture.md) that import from src/bench. */
 export function belowBench(files: SourceFile[]): string[] {
   const lower = ['ends/', 'serve/', 'lab/', 'tcp/', 'udp/', 'observe/', 'doctor/', 'policy/', 'sys/'];
   return files
