@@ -144,7 +144,7 @@ export function importsOutside(
   return files.filter((f) => !allowed(f.path) && f.imports.some((s) => isPackage(s, pkg))).map((f) => f.path);
 }
 
-/** Files of the folders below bench in DESIGN's layer list that import from src/bench. */
+/** Files of the folders below bench in the layer list (docs/architecture.md) that import from src/bench. */
 export function belowBench(files: SourceFile[]): string[] {
   const lower = ['ends/', 'serve/', 'lab/', 'tcp/', 'udp/', 'observe/', 'doctor/', 'policy/', 'sys/'];
   return files
