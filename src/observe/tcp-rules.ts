@@ -54,7 +54,8 @@ export function stalledReceiver(x: Sample): string | undefined {
   const { s, old } = x;
   const t = s.tcpInfo;
   const m = s.skmem;
-  if (!t || !m || s.rqueue <= 0 || t.lastDataRecv < STALLED_MS) return undefined;
+  if (!t || !m || s.stateName !== 'established' || s.rqueue <= 0 || t.lastDataRecv < STALLED_MS)
+    return undefined;
   const zero = t.rcvWnd !== undefined ? t.rcvWnd === 0 : m.rmemAlloc * 2 >= m.rcvbuf;
   if (!zero) return undefined;
   if (old?.tcpInfo?.bytesReceived !== undefined && (t.bytesReceived ?? 0) > old.tcpInfo.bytesReceived)
@@ -71,7 +72,8 @@ export function stalledReceiver(x: Sample): string | undefined {
  */
 export function stalledSender(x: Sample): string | undefined {
   const t = x.s.tcpInfo;
-  if (t?.sndWnd !== 0 || x.s.wqueue <= 0) return undefined;
+  // established: a connection still in its handshake has no window yet and retries its SYN
+  if (t?.sndWnd !== 0 || x.s.wqueue <= 0 || x.s.stateName !== 'established') return undefined;
   if (!(t.backoff > 0 || t.probes > 0 || t.lastDataSent >= STALLED_MS)) return undefined;
   return (
     `the peer's receive window is zero with ${size(x.s.wqueue)} waiting to be sent ` +
