@@ -11,6 +11,7 @@ import {
   rulesYaml,
   startExporter,
 } from '../tools.js';
+import { stopSignals } from './signals.js';
 
 interface Opts {
   listen: string;
@@ -94,14 +95,10 @@ export function register(program: Command): void {
       process.stderr.write(
         `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
       );
+      let signals: ReturnType<typeof stopSignals> | undefined;
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          exp.close().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        signals = stopSignals(() => void exp.close().then(resolve, resolve));
       });
+      signals?.dispose(); // exit 130 or 143
     });
 }

@@ -13,7 +13,7 @@ export interface StopSignals {
   readonly signal: AbortSignal;
   /** The signal received, if any. */
   readonly received: NodeJS.Signals | undefined;
-  /** Removes the handlers; when a signal came, sets the exit code to 128 + its number. */
+  /** Removes the handlers (the exit code after a signal is 128 + its number in any case). */
   dispose(): void;
 }
 
@@ -31,6 +31,10 @@ export function stopSignals(stop: (sig: NodeJS.Signals) => void = () => {}): Sto
   const on = (sig: NodeJS.Signals) => {
     if (received !== undefined) return exitNow(sig, `${sig} after ${received}`);
     received = sig;
+    // whatever the command then sets, the process exits 128 + the signal's number
+    process.once('exit', () => {
+      process.exitCode = 128 + (NUMBERS[sig] ?? 0);
+    });
     const force = setTimeout(
       () => exitNow(sig, `still running ${FORCE_SECONDS} s after ${sig}`),
       FORCE_SECONDS * 1000,
@@ -49,7 +53,6 @@ export function stopSignals(stop: (sig: NodeJS.Signals) => void = () => {}): Sto
     dispose() {
       for (const s of signals) process.off(s, on);
       // the force timer stays (unref'd): a handle left open still cannot keep the process past it
-      if (received !== undefined) process.exitCode = 128 + (NUMBERS[received] ?? 0);
     },
   };
 }
