@@ -159,7 +159,11 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
         this.reset();
         for (const g of series()) {
           const vs = g.rows.map(f).filter((v): v is number => v !== undefined);
-          if (vs.length) this.set(g.labels, Math.max(...vs));
+          if (vs.length)
+            this.set(
+              g.labels,
+              vs.reduce((a, v) => Math.max(a, v)),
+            ); // no spread: any count
         }
       },
     });
