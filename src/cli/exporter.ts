@@ -1,16 +1,15 @@
 // `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics, and with --probe-allow a
 // /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import {
-  parseCount,
-  parseListen,
-  printable,
-  probeHandler,
-  resolveSize,
-  rulesYaml,
-  startExporter,
-} from '../tools.js';
+import { UsageError } from '../errors.js';
+import { rulesYaml } from '../observe/alerts.js';
+import { startExporter } from '../observe/exporter.js';
+import { parseListen } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import { printable } from '../policy/printable.js';
+import { parseCount } from '../policy/units.js';
+import { probeHandler } from '../serve/probe-http.js';
+import { stopSignals } from './signals.js';
 
 interface Opts {
   listen: string;
@@ -94,14 +93,10 @@ export function register(program: Command): void {
       process.stderr.write(
         `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
       );
+      let signals: ReturnType<typeof stopSignals> | undefined;
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          exp.close().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        signals = stopSignals(() => void exp.close().then(resolve, resolve));
       });
+      signals?.dispose(); // exit 130 or 143
     });
 }
