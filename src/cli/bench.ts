@@ -19,10 +19,11 @@ import {
   type Scenario,
   scenarioOptions,
 } from '../tools.js';
-import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
+import { outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
+import { usageCommand } from './usage.js';
 
 /** Declared options (a scenario's, a placement's) as commander options; the library parses the values. */
 function addOptions(cmd: Command, specs: OptionSpec[]): Command {
@@ -78,14 +79,18 @@ async function overview(): Promise<string> {
   ].join('\n');
 }
 
-async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
-  const cmd = addCommonOptions(new Command(`sockbuf bench ${scenario.name}`).configureOutput(CLI_OUTPUT))
+/** `sockbuf bench SCENARIO`'s own command: the common options, then the scenario's. */
+export function scenarioCommand(scenario: Scenario): { cmd: Command; common: Set<string> } {
+  const cmd = addCommonOptions(usageCommand(`sockbuf bench ${scenario.name}`))
     .description(scenario.description)
     .exitOverride()
-    .showHelpAfterError()
     .allowExcessArguments(false);
   const common = new Set(cmd.options.map((o) => o.attributeName()));
-  addOptions(cmd, scenarioOptions(scenario));
+  return { cmd: addOptions(cmd, scenarioOptions(scenario)), common };
+}
+
+async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
+  const { cmd, common } = scenarioCommand(scenario);
   cmd.action(async (opts: Record<string, unknown>) => {
     for (const o of ['out', 'html'] as const) {
       const problem = opts[o] === undefined ? undefined : outputFileProblem(String(opts[o]), `--${o}`);

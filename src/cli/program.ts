@@ -1,6 +1,6 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { ResolveError, VERSION } from '../index.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
@@ -8,21 +8,19 @@ import { register as registerDoctor } from './doctor.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
-import { CLI_OUTPUT } from './lines.js';
 import { resolveMessage } from './names.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 import { register as registerSink } from './sink.js';
+import { usageCommand } from './usage.js';
 
 export function buildProgram(): Command {
-  const program = new Command('sockbuf')
+  // usage errors are one line each (usage.ts); exitOverride: help and version return to run()
+  const program = usageCommand('sockbuf')
     .description('Socket buffers done right on Linux, proven with measurements')
     .version(VERSION)
-    .showHelpAfterError()
-    .exitOverride()
-    // before the commands are added: each copies it
-    .configureOutput(CLI_OUTPUT);
+    .exitOverride();
   registerSink(program);
   registerBlast(program);
   registerBench(program);

@@ -1,7 +1,6 @@
 // `sockbuf bench` with no scenario: the quick suite (src/bench/suite.ts). Parses, runs, prints the
 // seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
 import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
 import { UsageError } from '../index.js';
 import {
   checkResults,
@@ -13,12 +12,12 @@ import {
   SUITE,
   suiteExitCode,
 } from '../tools.js';
-import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
+import { outputFileProblem, printableText } from './lines.js';
 import { progressReporter } from './progress.js';
+import { type UsageCommand, usageCommand } from './usage.js';
 
-export function suiteCommand(): Command {
-  return new Command('sockbuf bench')
-    .configureOutput(CLI_OUTPUT)
+export function suiteCommand(): UsageCommand {
+  return usageCommand('sockbuf bench')
     .description(
       'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
         'streamer, GSO/GRO, and seed 000 across the lab when root)',
@@ -31,7 +30,6 @@ export function suiteCommand(): Command {
     .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
     .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
     .exitOverride()
-    .showHelpAfterError()
     .allowExcessArguments(false);
 }
 
