@@ -70,9 +70,18 @@ export {
 export { formatInspectSample, inspectDocument } from './observe/inspect-format.js';
 export { formatHostPort, type HostPort, parseListen, parseTo } from './policy/address.js';
 export { resolveSize } from './policy/buffers.js';
+export {
+  checkChoice,
+  checkWhole,
+  OPTIONS,
+  type OptionDecl,
+  type OptionKind,
+  type OptionName,
+  parseWhole,
+} from './policy/option-registry.js';
 export { printable } from './policy/printable.js';
 export { formatTable, type TableColumn } from './policy/table.js';
-export { parseCount, parseList, parsePercent, parsePositiveDuration } from './policy/units.js';
+export { parseList, parsePercent, parsePositiveDuration } from './policy/units.js';
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { runProbe } from './serve/probe.js';
 export type { ProbeResult, ProbeRun } from './serve/probe-figures.js';

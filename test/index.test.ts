@@ -62,7 +62,9 @@ const APP_EXPORTS = [
 // `sockbuf/tools`: the instruments.
 const TOOLS_EXPORTS = [
   'alertRules',
+  'checkChoice',
   'checkResults',
+  'checkWhole',
   'createDgramReceiver',
   'createUdpBlast',
   'DEFAULT_SERVE_PORT',
@@ -87,7 +89,7 @@ const TOOLS_EXPORTS = [
   'loadScenario',
   'loadScenarios',
   'mergeResults',
-  'parseCount',
+  'OPTIONS',
   'parseLabSpec',
   'parseList',
   'parseListen',
@@ -97,6 +99,7 @@ const TOOLS_EXPORTS = [
   'parseSendRate',
   'parseServer',
   'parseTo',
+  'parseWhole',
   'PLACEMENT_NAMES',
   'placementOptions',
   'printable',

@@ -21,6 +21,7 @@ import {
 } from '../tools.js';
 import { outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
+import { declared } from './options.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 import { usageCommand } from './usage.js';
@@ -33,7 +34,7 @@ function addOptions(cmd: Command, specs: OptionSpec[]): Command {
 
 function addCommonOptions(cmd: Command): Command {
   cmd
-    .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
+    .addOption(declared('repeat'))
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
     .option('--html <file>', 'also write the HTML report (tables, charts beside the seeds) to FILE')
@@ -101,7 +102,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     try {
       outcome = await runBench(scenario, {
         options: Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k))),
-        repeat: String(opts.repeat),
+        repeat: Number(opts.repeat),
         expect: opts.expect as string[] | undefined,
         timeout: opts.timeout === undefined ? undefined : String(opts.timeout),
         // the default placement is the library's to choose (a lab around it, --lab, --remote)

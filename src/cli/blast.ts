@@ -1,9 +1,10 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
 import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
-import { parseCount, parsePositiveDuration, parseTo, resolveSize, runTcpBlast } from '../tools.js';
+import { parsePositiveDuration, parseTo, resolveSize, runTcpBlast } from '../tools.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
+import { declared } from './options.js';
 import { registerBlastUdp } from './udp.js';
 
 export function register(program: Command): Command {
@@ -20,7 +21,7 @@ export function register(program: Command): Command {
       '--write-hwm <size>',
       "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
     )
-    .option('--parallel <n>', 'streams', '1')
+    .addOption(declared('parallel', 'streams'))
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
     .option('--interval <duration>', 'report every', '1s')
@@ -39,7 +40,6 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const result = await runTcpBlast(
@@ -51,7 +51,7 @@ export function register(program: Command): Command {
           size,
           sndbuf,
           writableHighWaterMark,
-          parallel,
+          parallel: Number(o.parallel),
           reverse: Boolean(o.reverse),
           raw: Boolean(o.raw),
           intervalSeconds: interval,

@@ -3,7 +3,6 @@
 import { formatBitRate, formatDuration, formatSize, parseSize, UsageError } from '../index.js';
 import {
   Iperf3Sink,
-  parseCount,
   parseListen,
   parsePositiveDuration,
   parseReader,
@@ -33,7 +32,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
       seconds,
       size,
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
-      parallel: parseCount(String(o.parallel), '--parallel', 0),
+      parallel: Number(o.parallel),
       reverse: Boolean(o.reverse),
       intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
     },

@@ -17,6 +17,7 @@ import {
   upLab,
 } from '../tools.js';
 import { printableText } from './lines.js';
+import { declared } from './options.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -30,8 +31,8 @@ function labOptions(cmd: Command): Command {
     .option('--rtt <duration>', 'round-trip time across the lab', LAB_DEFAULTS.rtt)
     .option('--bandwidth <rate>', 'rate cap each way (default: none)')
     .option('--loss <percent>', 'random loss each way', LAB_DEFAULTS.loss)
-    .option('--mtu <bytes>', 'MTU of the lab link', LAB_DEFAULTS.mtu)
-    .option('--threads <n>', 'delay-line threads: 2 (one per direction) or 1')
+    .addOption(declared('mtu'))
+    .addOption(declared('threads'))
     .option(
       '--congestion <name>',
       "TCP congestion control across the lab (host: the kernel's default)",

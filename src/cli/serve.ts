@@ -1,14 +1,8 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
 import { EnvironmentError, parseDuration, parseSize, UsageError } from '../index.js';
-import {
-  DEFAULT_SERVE_PORT,
-  formatHostPort,
-  parseCount,
-  parseListen,
-  printable,
-  startServer,
-} from '../tools.js';
+import { DEFAULT_SERVE_PORT, formatHostPort, parseListen, printable, startServer } from '../tools.js';
+import { declared } from './options.js';
 
 export function register(program: Command): void {
   program
@@ -25,14 +19,14 @@ export function register(program: Command): void {
     .option('--max-bytes <size>', 'most bytes one test may move', '64GiB')
     .option('--token <token>', 'required of every test request when set')
     .option('--idle-timeout <duration>', 'close a control connection that asks for no test this long', '10s')
-    .option('--max-per-client <n>', 'control connections open at once from one client address', '8')
+    .addOption(declared('maxPerClient'))
     .option('--json', 'print a ready line and a line per event as JSON on stdout')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
       const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
       const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
       const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
-      const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 0);
+      const maxPerClient = Number(o.maxPerClient);
       const token = typeof o.token === 'string' ? o.token : undefined;
       const json = o.json === true;
       const log = (line: string) => {

@@ -13,24 +13,30 @@ import {
   suiteExitCode,
 } from '../tools.js';
 import { outputFileProblem, printableText } from './lines.js';
+import { declared } from './options.js';
 import { progressReporter } from './progress.js';
 import { type UsageCommand, usageCommand } from './usage.js';
 
 export function suiteCommand(): UsageCommand {
-  return usageCommand('sockbuf bench')
-    .description(
-      'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
-        'streamer, GSO/GRO, and seed 000 across the lab when root)',
-    )
-    .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
-    .option('--yes', "include what changes host sysctls (seed 000's rmem_max sweep; restored afterwards)")
-    .option('--repeat <n>', "repeats of every entry (instead of each entry's own)")
-    .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
-    .option('--json', 'print the results document on stdout instead of the tables')
-    .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
-    .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
-    .exitOverride()
-    .allowExcessArguments(false);
+  return (
+    usageCommand('sockbuf bench')
+      .description(
+        'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
+          'streamer, GSO/GRO, and seed 000 across the lab when root)',
+      )
+      .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
+      .option('--yes', "include what changes host sysctls (seed 000's rmem_max sweep; restored afterwards)")
+      // no default: each entry has its own
+      .addOption(
+        declared('repeat', "repeats of every entry (instead of each entry's own)").default(undefined),
+      )
+      .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
+      .option('--json', 'print the results document on stdout instead of the tables')
+      .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
+      .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
+      .exitOverride()
+      .allowExcessArguments(false)
+  );
 }
 
 export async function runSuiteCli(argv: string[]): Promise<void> {
@@ -40,7 +46,7 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
       full?: boolean;
       yes?: boolean;
       only?: string;
-      repeat?: string;
+      repeat?: number;
       json?: boolean;
       out: string;
       html: string;

@@ -6,6 +6,7 @@ import dns from 'node:dns';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { applyUdpRcvbuf } from '../policy/apply.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { parseSize } from '../policy/units.js';
 import {
   EBADF,
@@ -189,7 +190,7 @@ export class Socket extends SocketOptionsMixin {
       {
         slot: 65536,
         gro: false,
-        batch: this.o.batch ?? 32,
+        batch: this.o.batch ?? OPTIONS.dgramBatch.default,
         coalesce: this.o.coalesce ?? 0,
         addresses: true,
         ring: 32,
