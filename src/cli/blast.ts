@@ -1,10 +1,19 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
-import { parsePositiveDuration, parseTo, resolveSize, runTcpBlast } from '../tools.js';
+import { runBlast } from '../ends/tcp-source.js';
+import { parseTo } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parsePositiveDuration,
+  parseSize,
+} from '../policy/units.js';
+import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
-import { declared } from './options.js';
+import { stopSignals } from './signals.js';
 import { registerBlastUdp } from './udp.js';
 
 export function register(program: Command): Command {
@@ -42,7 +51,8 @@ export function register(program: Command): Command {
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
-      const result = await runTcpBlast(
+      const signals = stopSignals();
+      const result = await runBlast(
         {
           host: to.host,
           port: to.port,
@@ -57,12 +67,19 @@ export function register(program: Command): Command {
           intervalSeconds: interval,
           // a serve test's far end wants its secret; from the environment, never argv
           secret: process.env.SOCKBUF_SECRET || undefined,
+          stop: signals.signal,
         },
         out,
-      );
+      ).finally(() => signals.dispose());
       out('result', result);
       // reverse: what arrived was verified; a mismatch or a stream cut short is a problem found
       if (Number(result.mismatches ?? 0) > 0 || Number(result.errors ?? 0) > 0) process.exitCode = 1;
+      // a receiver that never accepted, stopped reading or never closed: the run did not complete
+      if (result.stalled !== undefined) {
+        process.stderr.write(`sockbuf: blast tcp: ${result.stalled}\n`);
+        process.exitCode = 1;
+      }
+      signals.dispose(); // after a signal: exit 130 or 143
     });
   registerBlastUdp(blast);
   return blast;
@@ -72,5 +89,6 @@ function human(event: string, f: Record<string, unknown>): string {
   const n = (k: string) => Number(f[k] ?? 0);
   const rate = formatBitRate(n('bytesPerSecond') * 8);
   if (event === 'interval') return `${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}`;
-  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)`;
+  const cut = f.interrupted ? `; stopped by ${f.interrupted}` : f.stalled ? `; stalled: ${f.stalled}` : '';
+  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)${cut}`;
 }

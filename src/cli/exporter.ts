@@ -1,9 +1,15 @@
 // `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics, and with --probe-allow a
 // /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import { parseListen, printable, probeHandler, resolveSize, rulesYaml, startExporter } from '../tools.js';
-import { declared } from './options.js';
+import { UsageError } from '../errors.js';
+import { rulesYaml } from '../observe/alerts.js';
+import { startExporter } from '../observe/exporter.js';
+import { parseListen } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import { printable } from '../policy/printable.js';
+import { probeHandler } from '../serve/probe-http.js';
+import { declared } from './declared.js';
+import { stopSignals } from './signals.js';
 
 interface Opts {
   listen: string;
@@ -86,14 +92,10 @@ export function register(program: Command): void {
       process.stderr.write(
         `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
       );
+      let signals: ReturnType<typeof stopSignals> | undefined;
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          exp.close().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        signals = stopSignals(() => void exp.close().then(resolve, resolve));
       });
+      signals?.dispose(); // exit 130 or 143
     });
 }

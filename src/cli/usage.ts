@@ -3,7 +3,7 @@
 // UsageError here that names the flag as typed and what it expects, with a hint to --help; main.ts
 // prints it (exit 2). Commands are made with `usageCommand()` so that each, a scenario's too, does this.
 import { Command, type HelpContext, type Option } from 'commander';
-import { UsageError } from '../index.js';
+import { UsageError } from '../errors.js';
 
 /** `sockbuf sink udp` for the command `udp` under `sink`. */
 function path(cmd: Command): string {

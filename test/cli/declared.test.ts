@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { declared } from '../../src/cli/options.js';
+import { declared } from '../../src/cli/declared.js';
 import { UsageError } from '../../src/errors.js';
 import { createUdpReceiver } from '../../src/index.js';
 import { OPTIONS } from '../../src/policy/option-registry.js';

@@ -2,7 +2,7 @@
 // the doc line, the default and the choices are the declaration's; a count is checked as it is parsed,
 // by the same checkWhole() as the library, so `--sockets 0` and `sockets: 0` say the same thing.
 import { Option } from 'commander';
-import { checkWhole, OPTIONS, type OptionDecl, type OptionName } from '../tools.js';
+import { checkWhole, OPTIONS, type OptionDecl, type OptionName } from '../policy/option-registry.js';
 
 /** The declared option `name` as a commander Option; `doc` replaces the declared line where a command says more. */
 export function declared(name: OptionName, doc?: string): Option {
