@@ -14,6 +14,7 @@ import { formatTable } from '../policy/table.js';
 import { declared } from './declared.js';
 import { outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
+import { optionRefused } from './os-errors.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 import { usageCommand } from './usage.js';
@@ -124,7 +125,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
   } catch (err) {
     // a scenario's own command: the program's handler does not see its options (--remote)
     if (err instanceof ResolveError) err.message = resolveMessage(cmd, err);
-    throw err;
+    throw optionRefused(cmd, err) ?? err;
   }
 }
 

@@ -48,5 +48,7 @@ export function outputFileProblem(file: string, option: string): string | undefi
     return `invalid value for ${option}: '${file}' (the folder ${dir} does not exist)`;
   }
   if (!st.isDirectory()) return `invalid value for ${option}: '${file}' (${dir} is not a folder)`;
+  const target = statSync(file, { throwIfNoEntry: false });
+  if (target?.isDirectory()) return `invalid value for ${option}: '${file}' (a folder: expected a file name)`;
   return undefined;
 }

@@ -10,6 +10,7 @@ import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
 import { resolveMessage } from './names.js';
+import { optionRefused } from './os-errors.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
@@ -52,6 +53,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     // a name that did not resolve is said with the option that carried it; main.ts prints it (exit 3)
     if (err instanceof ResolveError && running) err.message = resolveMessage(running, err);
+    // a value a system call refused (bind EINVAL, EISDIR) is said with its option
+    const refused = running && optionRefused(running, err);
+    if (refused) throw refused;
     const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
     if (err instanceof CommanderError && done.includes(err.code)) return 0;
     throw err;
