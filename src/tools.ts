@@ -59,7 +59,7 @@ export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/re
 export { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from './lab/spec.js';
 export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
-export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
+export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
 export {
   type InspectOptions,
   type InspectSample,

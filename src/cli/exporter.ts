@@ -22,6 +22,7 @@ interface Opts {
   probeMaxDuration: string;
   probeMaxConcurrent: string;
   probeSndbuf: string;
+  'web.config.file'?: string;
 }
 
 export function register(program: Command): void {
@@ -37,6 +38,10 @@ export function register(program: Command): void {
     .option(
       '--no-host-counters',
       "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
+    )
+    .option(
+      '--web.config.file <file>',
+      "TLS and basic authentication in exporter-toolkit's format, as node_exporter takes it (docs/fleet.md)",
     )
     .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
     .option(
@@ -72,7 +77,10 @@ export function register(program: Command): void {
             '--probe-allow',
           ]);
       }
+      const log = (line: string) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`);
       const exp = await startExporter({
+        webConfigFile: o['web.config.file'],
+        log,
         host: listen.host,
         port: listen.port,
         top,
@@ -88,7 +96,7 @@ export function register(program: Command): void {
                 sndbuf: resolveSize(o.probeSndbuf, '--probe-sndbuf') ?? 'auto',
                 // a sockbuf serve that asks for a token gets bench --remote's
                 token: process.env.SOCKBUF_TOKEN,
-                log: (line) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`),
+                log,
               }),
       });
       process.stderr.write(

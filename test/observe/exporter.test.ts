@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
+import { chooseSockets } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 
 interface Sample {
   name: string;

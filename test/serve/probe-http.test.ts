@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
-import { startExporter } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { parseProbeQuery, probeHandler, probeTimes } from '../../src/serve/probe-http.js';
 
 /** A server that accepts and never answers; counts the connections open now. */

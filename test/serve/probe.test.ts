@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { type Exporter, startExporter } from '../../src/observe/exporter.js';
+import { type Exporter, startExporter } from '../../src/observe/exporter-server.js';
 import { probeMetrics } from '../../src/serve/probe.js';
 import { probeHandler } from '../../src/serve/probe-http.js';
 import { type ServeHandle, startServer } from '../../src/serve/server.js';
