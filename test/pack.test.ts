@@ -86,7 +86,7 @@ registry.metrics().then((text) => console.log(text));
     assert.equal(cjs.trim(), 'function');
 
     // what a fleet needs ships: the rules (the installed CLI prints the same), the unit, the DaemonSet
-    const docs = join(app, 'node_modules/sockbuf/docs');
+    const docs = join(app, 'node_modules/sockbuf/docs/deploy');
     for (const f of ['sockbuf-rules.yml', 'sockbuf-exporter.service', 'sockbuf-exporter-daemonset.yaml'])
       assert.ok(existsSync(join(docs, f)), `${f} is in the package`);
     assert.equal(

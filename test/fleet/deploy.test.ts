@@ -1,5 +1,5 @@
-// How the exporter runs in a fleet: docs/sockbuf-exporter.service (systemd) and
-// docs/sockbuf-exporter-daemonset.yaml (Kubernetes), parsed and checked, then run the way each says
+// How the exporter runs in a fleet: docs/deploy/sockbuf-exporter.service (systemd) and
+// docs/deploy/sockbuf-exporter-daemonset.yaml (Kubernetes), parsed and checked, then run the way each says
 // (root only): the unit's unprivileged user with its ambient capabilities; the DaemonSet's uid 0 with
 // only its added capabilities, no_new_privs and a read-only root (setpriv and a private mount
 // namespace stand in for systemd and the container runtime). Each must serve /metrics and name the
@@ -17,8 +17,8 @@ import { parse } from 'yaml';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const UNIT = readFileSync(join(ROOT, 'docs/sockbuf-exporter.service'), 'utf8');
-const DAEMONSET = readFileSync(join(ROOT, 'docs/sockbuf-exporter-daemonset.yaml'), 'utf8');
+const UNIT = readFileSync(join(ROOT, 'docs/deploy/sockbuf-exporter.service'), 'utf8');
+const DAEMONSET = readFileSync(join(ROOT, 'docs/deploy/sockbuf-exporter-daemonset.yaml'), 'utf8');
 const ROOT_ONLY = process.getuid?.() === 0 ? false : 'needs root (setpriv, a mount namespace)';
 const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
 

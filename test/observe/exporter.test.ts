@@ -233,13 +233,13 @@ test('chooseSockets: flagged first, then the most limited, never more than top',
   assert.equal(chooseSockets(rows, 0).length, 0);
 });
 
-test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
+test('docs/deploy/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
   const { readFileSync } = await import('node:fs');
   const { Registry } = await import('prom-client');
   const { registerMetrics } = await import('../../src/observe/metrics.js');
   const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
   const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
-  const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
+  const dash = JSON.parse(readFileSync(new URL('../../docs/deploy/grafana-sockbuf.json', import.meta.url), 'utf8'));
   const r = new Registry();
   registerMetrics(r);
   registerSocketMetrics(r);
