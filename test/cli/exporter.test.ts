@@ -76,7 +76,10 @@ test('exporter --print-rules prints the shipped rules file and exits 0 without s
     timeout: 20_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, readFileSync(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url), 'utf8'));
+  assert.equal(
+    r.stdout,
+    readFileSync(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url), 'utf8'),
+  );
   assert.doesNotMatch(r.stderr, /serving/);
 });
 

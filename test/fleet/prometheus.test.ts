@@ -85,7 +85,11 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
     // the shipped rules with `for` cut to 1s
     const shipped = readFileSync(new URL('sockbuf-rules.yml', DOCS), 'utf8');
     const fors = shipped.match(/^ {8}for: "\d+m"$/gm) ?? [];
-    assert.equal(fors.length, alertRules().flatMap((g) => g.rules).length, 'every shipped rule has a for: of minutes');
+    assert.equal(
+      fors.length,
+      alertRules().flatMap((g) => g.rules).length,
+      'every shipped rule has a for: of minutes',
+    );
     writeFileSync(join(dir, 'rules.yml'), shipped.replace(/^( {8}for: )"\d+m"$/gm, '$1"1s"'));
     const config = {
       global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },

@@ -239,7 +239,9 @@ test('docs/deploy/grafana-sockbuf.json parses and asks only for metrics sockbuf 
   const { registerMetrics } = await import('../../src/observe/metrics.js');
   const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
   const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
-  const dash = JSON.parse(readFileSync(new URL('../../docs/deploy/grafana-sockbuf.json', import.meta.url), 'utf8'));
+  const dash = JSON.parse(
+    readFileSync(new URL('../../docs/deploy/grafana-sockbuf.json', import.meta.url), 'utf8'),
+  );
   const r = new Registry();
   registerMetrics(r);
   registerSocketMetrics(r);
