@@ -15,12 +15,7 @@ export {
   markPinned,
 } from './policy/apply.js';
 export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
-export type {
-  BufferSize,
-  TcpBufferOptions,
-  TcpBufferReport,
-  UdpRcvbufReport,
-} from './policy/buffers.js';
+export type { BufferSize, TcpBufferOptions, TcpBufferReport, UdpRcvbufReport } from './policy/buffers.js';
 export {
   formatBitRate,
   formatDuration,
@@ -31,7 +26,6 @@ export {
   parseSize,
 } from './policy/units.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
-export { VERSION } from './sys/package.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
   type ConnectOptions,

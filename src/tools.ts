@@ -2,13 +2,9 @@
 // the seeds and their report, the lab, serve and the remote ends, the sink and blast ends (sockbuf's
 // own and iperf3's), inspect, doctor and the exporter. What an application builds on is `sockbuf`.
 
-export { type BenchOptions, type BenchOutcome, runBench, scenarioOptions } from './bench/bench.js';
-export { lastEvent } from './bench/ends.js';
-export { describeVerdict, type Verdict as ExpectVerdict } from './bench/expect.js';
-export type { OptionSpec, OptionValues } from './bench/options.js';
-export { renderJson, renderTable } from './bench/output.js';
-export { renderHtml, reportText } from './bench/pages.js';
-export { PLACEMENT_NAMES, type PlacementName, placementOptions } from './bench/placement.js';
+export { type BenchOptions, type BenchOutcome, runBench } from './bench/bench.js';
+export { renderTable } from './bench/output.js';
+export { renderHtml } from './bench/pages.js';
 export {
   checkResults,
   loadResults,
@@ -30,7 +26,7 @@ export type {
   Scenario,
 } from './bench/scenario.js';
 export { loadScenario, loadScenarios } from './bench/scenario-registry.js';
-export { SEEDS, type Seed, suiteExitCode, verdicts } from './bench/seeds/index.js';
+export { SEEDS, type Seed } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
 export type { Finding, Status as FindingStatus, Targets as DoctorTargets } from './doctor/rules.js';
@@ -43,42 +39,21 @@ export {
   type Emit as EndEmit,
   runBlast as runTcpBlast,
 } from './ends/tcp-source.js';
-export {
-  createUdpBlast,
-  parseSendRate,
-  UdpBlast,
-  type UdpBlastOptions,
-  type UdpBlastResult,
-} from './ends/udp-blast.js';
+export { createUdpBlast, UdpBlast, type UdpBlastOptions, type UdpBlastResult } from './ends/udp-blast.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
 export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
-export { describeLab, type LabMeasurement } from './lab/measure.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
-export { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from './lab/spec.js';
 export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
-export {
-  type InspectOptions,
-  type InspectSample,
-  inspectSockets,
-  SOCKET_STATES,
-  watchSockets,
-} from './observe/inspect.js';
-export { formatInspectSample, inspectDocument } from './observe/inspect-format.js';
-export { formatHostPort, type HostPort, parseListen, parseTo } from './policy/address.js';
-export { resolveSize } from './policy/buffers.js';
-export { printable } from './policy/printable.js';
-export { formatTable, type TableColumn } from './policy/table.js';
-export { parseCount, parseList, parsePercent, parsePositiveDuration } from './policy/units.js';
+export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { runProbe } from './serve/probe.js';
 export type { ProbeResult, ProbeRun } from './serve/probe-figures.js';
 export { type ProbeOptions, probeHandler } from './serve/probe-http.js';
-export { DEFAULT_SERVE_PORT, ProtocolError } from './serve/protocol.js';
-export { parseServer, type RemoteEndOptions, runRemoteEnd } from './serve/remote-end.js';
+export { ProtocolError } from './serve/protocol.js';
+export { type RemoteEndOptions, runRemoteEnd } from './serve/remote-end.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
-export { formatReader, parseReader, type ReaderSpec } from './tcp/reader.js';
 export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';

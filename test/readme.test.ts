@@ -1,14 +1,25 @@
-// Every ```ts block of README.md compiles on its own under tsc --strict against the built package:
-// each block is written to a file of its own inside the repository (so `import … from 'sockbuf'`
-// resolves to this package's exports, i.e. dist/index.d.ts) and type-checked. npm test builds first.
+// The documentation as code: every ```ts block of README.md and of docs/**/*.md compiles on its own
+// under tsc --strict against the built package (each block is written to a file of its own inside the
+// repository, so `import … from 'sockbuf'` resolves to this package's exports, i.e. dist/index.d.ts),
+// and every relative link in them points at a file that exists (and, with #anchor, at a heading of it).
+// npm test builds first.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** README.md and every .md file under docs/, relative to the repository. */
+function docPages(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f))
+    .sort();
+  return ['README.md', ...docs];
+}
 
 /** The ```ts blocks of a Markdown text, with the line each starts on. */
 function tsBlocks(markdown: string): { line: number; code: string }[] {
@@ -24,6 +35,35 @@ function tsBlocks(markdown: string): { line: number; code: string }[] {
   return blocks;
 }
 
+/** The Markdown text outside fenced blocks and code spans (links inside code are not links). */
+function prose(markdown: string): string {
+  return markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** The targets of the inline links `[text](target)` of a Markdown text. */
+function linkTargets(markdown: string): string[] {
+  return [...prose(markdown).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function anchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of a Markdown text's headings (outside fenced blocks). */
+function anchors(markdown: string): Set<string> {
+  const seen = new Set<string>();
+  for (const m of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} (.+)$/gm)) {
+    let a = anchor(m[1]);
+    for (let n = 1; seen.has(a); n++) a = `${anchor(m[1])}-${n}`;
+    seen.add(a);
+  }
+  return seen;
+}
+
 test('tsBlocks finds each ```ts block and its line', () => {
   const md = 'a\n```ts\nconst x = 1;\n```\n```sh\nls\n```\n```ts\nlet y;\ny = 2;\n```\n';
   assert.deepEqual(tsBlocks(md), [
@@ -32,21 +72,31 @@ test('tsBlocks finds each ```ts block and its line', () => {
   ]);
 });
 
-test('every ```ts block of README.md type-checks under tsc --strict against the built package', {
+test('linkTargets finds inline links outside code, anchor() follows GitHub', () => {
+  const md = 'see [a](docs/a.md) and [b](https://x.y "t")\n`[c](no.md)`\n```\n[d](no.md)\n```\n[e](#f-g)';
+  assert.deepEqual(linkTargets(md), ['docs/a.md', 'https://x.y', '#f-g']);
+  assert.equal(anchor('`sockbuf bench` — running a benchmark'), 'sockbuf-bench--running-a-benchmark');
+  assert.deepEqual([...anchors('# A b\n## A b\n```\n# no\n```\n')], ['a-b', 'a-b-1']);
+});
+
+test('every ```ts block of README.md and docs/**/*.md type-checks under tsc --strict against the built package', {
   timeout: 120_000,
 }, () => {
   assert.ok(existsSync(join(ROOT, 'dist/index.d.ts')), 'dist/index.d.ts: run npm run build');
-  const blocks = tsBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  assert.ok(blocks.length >= 4, `found ${blocks.length} blocks`);
   const dir = join(ROOT, 'test-artifacts', 'readme');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const files = blocks.map((b) => {
-    const file = `readme-${b.line}.ts`;
-    // `export {}` makes each block a module of its own (top-level await, no shared names)
-    writeFileSync(join(dir, file), `${b.code}\nexport {};\n`);
-    return file;
-  });
+  const files: string[] = [];
+  for (const page of docPages()) {
+    for (const b of tsBlocks(readFileSync(join(ROOT, page), 'utf8'))) {
+      // the file names the page and the line its block starts on: docs-dgram.md-5.ts
+      const file = `${page.replace(/[/\\]/g, '-')}-${b.line}.ts`;
+      // `export {}` makes each block a module of its own (top-level await, no shared names)
+      writeFileSync(join(dir, file), `${b.code}\nexport {};\n`);
+      files.push(file);
+    }
+  }
+  assert.ok(files.length >= 6, `found ${files.length} blocks`);
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -65,6 +115,24 @@ test('every ```ts block of README.md type-checks under tsc --strict against the 
     encoding: 'utf8',
     timeout: 100_000,
   });
-  // tsc's errors name readme-LINE.ts: LINE is where the block starts in README.md
+  // tsc's errors name PAGE-LINE.ts: LINE is where the block starts in that page
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+});
+
+test('every relative link of README.md and docs/**/*.md resolves to a file (and its #anchor to a heading)', () => {
+  const broken: string[] = [];
+  for (const page of docPages()) {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    for (const target of linkTargets(text)) {
+      if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+      const [path, hash] = target.split('#');
+      const file = path ? join(ROOT, dirname(page), decodeURIComponent(path)) : join(ROOT, page);
+      if (!existsSync(file)) {
+        broken.push(`${page}: ${target} (no ${relative(ROOT, file)})`);
+      } else if (hash && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(hash)) {
+        broken.push(`${page}: ${target} (no heading #${hash} in ${relative(ROOT, file)})`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
 });

@@ -1,24 +1,16 @@
 // `sockbuf bench <scenario> [options]`: the scenario's options plus the common ones, then the runner.
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { ResolveError, UsageError } from '../index.js';
-import {
-  type BenchOutcome,
-  describeVerdict,
-  formatTable,
-  loadScenario,
-  loadScenarios,
-  type OptionSpec,
-  PLACEMENT_NAMES,
-  type PlacementName,
-  placementOptions,
-  renderHtml,
-  renderJson,
-  renderTable,
-  runBench,
-  type Scenario,
-  scenarioOptions,
-} from '../tools.js';
+import { type BenchOutcome, runBench, scenarioOptions } from '../bench/bench.js';
+import { describeVerdict } from '../bench/expect.js';
+import type { OptionSpec } from '../bench/options.js';
+import { renderJson, renderTable } from '../bench/output.js';
+import { renderHtml } from '../bench/pages.js';
+import { PLACEMENT_NAMES, type PlacementName, placementOptions } from '../bench/placement.js';
+import type { Scenario } from '../bench/scenario.js';
+import { loadScenario, loadScenarios } from '../bench/scenario-registry.js';
+import { ResolveError, UsageError } from '../errors.js';
+import { formatTable } from '../policy/table.js';
 import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
 import { progressReporter } from './progress.js';

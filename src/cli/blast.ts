@@ -1,7 +1,16 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
-import { parseCount, parsePositiveDuration, parseTo, resolveSize, runTcpBlast } from '../tools.js';
+import { runBlast } from '../ends/tcp-source.js';
+import { parseTo } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseCount,
+  parsePositiveDuration,
+  parseSize,
+} from '../policy/units.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerBlastUdp } from './udp.js';
@@ -42,7 +51,7 @@ export function register(program: Command): Command {
       const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
-      const result = await runTcpBlast(
+      const result = await runBlast(
         {
           host: to.host,
           port: to.port,

@@ -1,8 +1,9 @@
 // `sockbuf doctor`: checks the host's buffer sysctls and drop counters against a bandwidth, an RTT and
 // a UDP receive-buffer target. Parses options, calls diagnose(), prints. Never writes a sysctl.
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import { diagnose, printable } from '../tools.js';
+import { diagnose } from '../doctor/diagnose.js';
+import { UsageError } from '../errors.js';
+import { printable } from '../policy/printable.js';
 import { printableText } from './lines.js';
 
 export function register(program: Command): void {

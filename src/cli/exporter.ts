@@ -1,16 +1,14 @@
 // `sockbuf exporter`: Prometheus metrics for the host's sockets on /metrics, and with --probe-allow a
 // /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import {
-  parseCount,
-  parseListen,
-  printable,
-  probeHandler,
-  resolveSize,
-  rulesYaml,
-  startExporter,
-} from '../tools.js';
+import { UsageError } from '../errors.js';
+import { rulesYaml } from '../observe/alerts.js';
+import { startExporter } from '../observe/exporter-server.js';
+import { parseListen } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
+import { printable } from '../policy/printable.js';
+import { parseCount } from '../policy/units.js';
+import { probeHandler } from '../serve/probe-http.js';
 
 interface Opts {
   listen: string;

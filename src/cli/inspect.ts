@@ -1,16 +1,10 @@
 // `sockbuf inspect`: every TCP and UDP socket of the host through sock_diag, with the buffer-limited
 // ones flagged. Parses options, calls inspectSockets() or watchSockets(), prints.
 import type { Command } from 'commander';
-import { parseDuration, UsageError } from '../index.js';
-import {
-  formatInspectSample,
-  type InspectOptions,
-  inspectDocument,
-  inspectSockets,
-  parseCount,
-  SOCKET_STATES,
-  watchSockets,
-} from '../tools.js';
+import { UsageError } from '../errors.js';
+import { type InspectOptions, inspectSockets, SOCKET_STATES, watchSockets } from '../observe/inspect.js';
+import { formatInspectSample, inspectDocument } from '../observe/inspect-format.js';
+import { parseCount, parseDuration } from '../policy/units.js';
 
 export function register(program: Command): void {
   program

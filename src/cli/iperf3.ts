@@ -1,16 +1,20 @@
 // `blast tcp --iperf3` and `sink tcp --iperf3`: iperf3's peers (src/ends/iperf3). Parsing and printing
 // only; blast.ts and sink.ts hand over to these when --iperf3 is given.
-import { formatBitRate, formatDuration, formatSize, parseSize, UsageError } from '../index.js';
+
+import { runIperf3Blast } from '../ends/iperf3/client.js';
+import { Iperf3Sink } from '../ends/iperf3/server.js';
+import { UsageError } from '../errors.js';
+import { parseListen, parseTo } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
 import {
-  Iperf3Sink,
+  formatBitRate,
+  formatDuration,
+  formatSize,
   parseCount,
-  parseListen,
   parsePositiveDuration,
-  parseReader,
-  parseTo,
-  resolveSize,
-  runIperf3Blast,
-} from '../tools.js';
+  parseSize,
+} from '../policy/units.js';
+import { parseReader } from '../tcp/reader.js';
 import { lineWriter } from './lines.js';
 
 type Opts = Record<string, string | boolean | undefined>;

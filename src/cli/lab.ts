@@ -1,21 +1,11 @@
 // `sockbuf lab`: run a command across an emulated round-trip time and rate cap (lab -- CMD), or
 // bring a lab up, run commands in it and take it down by hand (up, exec, down, status).
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import {
-  describeLab,
-  downLabs,
-  execInLab,
-  holdLab,
-  LAB_DEFAULTS,
-  type LabInfo,
-  type LabMeasurement,
-  type LabSpecInput,
-  listLabs,
-  parseLabSpec,
-  runUnderLab,
-  upLab,
-} from '../tools.js';
+import { UsageError } from '../errors.js';
+import { downLabs, execInLab, holdLab, runUnderLab, upLab } from '../lab/hold.js';
+import { describeLab, type LabMeasurement } from '../lab/measure.js';
+import { type LabInfo, listLabs } from '../lab/registry.js';
+import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
 import { printableText } from './lines.js';
 
 interface LabFlags extends LabSpecInput {

@@ -3,7 +3,7 @@
 // process name): each is shown escaped (printable); JSON escapes them itself.
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { printable } from '../tools.js';
+import { printable } from '../policy/printable.js';
 
 export type LineOut = (event: string, fields: Record<string, unknown>) => void;
 

@@ -4,8 +4,8 @@
 // an end's or the far end's exit code passes it on (RunFailure, ServeRefused); anything else 1.
 // A library UsageError names the option as a program wrote it (`listen`); here it is the flag.
 import { CommanderError } from 'commander';
-import { EnvironmentError, LinuxOnlyError, UsageError } from '../index.js';
-import { printable } from '../tools.js';
+import { EnvironmentError, LinuxOnlyError, UsageError } from '../errors.js';
+import { printable } from '../policy/printable.js';
 import { run } from './program.js';
 import { installWarnings } from './warnings.js';
 

@@ -1,6 +1,6 @@
 // A host name that did not resolve, said with what carried it on the command line.
 import type { Command } from 'commander';
-import type { ResolveError } from '../index.js';
+import type { ResolveError } from '../errors.js';
 
 /** A name that did not resolve, said with the option that carried it (`--to`, `--listen`, `--remote`). */
 export function resolveMessage(command: Command, err: ResolveError): string {

@@ -1,7 +1,8 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
 import { Command, CommanderError } from 'commander';
-import { ResolveError, VERSION } from '../index.js';
+import { ResolveError } from '../errors.js';
+import { VERSION } from '../sys/package.js';
 import { register as registerBench } from './bench.js';
 import { register as registerBlast } from './blast.js';
 import { register as registerDoctor } from './doctor.js';

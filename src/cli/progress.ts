@@ -1,7 +1,7 @@
 // The progress bar on stderr while a benchmark runs: only when stderr is a TTY, so pipes, files and
 // --json consumers never see it.
 import cliProgress from 'cli-progress';
-import type { Progress } from '../tools.js';
+import type { Progress } from '../bench/runner.js';
 
 export interface ProgressReporter {
   update(p: Progress): void;

@@ -1,6 +1,7 @@
 // `sockbuf remote SERVER -- sink tcp …`: run one end on a `sockbuf serve` host (runRemoteEnd).
 import type { Command } from 'commander';
-import { parseServer, printable, runRemoteEnd } from '../tools.js';
+import { printable } from '../policy/printable.js';
+import { parseServer, runRemoteEnd } from '../serve/remote-end.js';
 
 export function register(program: Command): void {
   program

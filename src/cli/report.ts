@@ -3,8 +3,11 @@
 // verdict naming its file. Thin: the work is in src/bench/report.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { UsageError } from '../index.js';
-import { loadResults, mergeResults, printable, renderHtml, renderJson, reportText } from '../tools.js';
+import { renderJson } from '../bench/output.js';
+import { renderHtml, reportText } from '../bench/pages.js';
+import { loadResults, mergeResults } from '../bench/report/results.js';
+import { UsageError } from '../errors.js';
+import { printable } from '../policy/printable.js';
 import { outputFileProblem } from './lines.js';
 
 export function register(program: Command): void {

@@ -1,14 +1,11 @@
 // `sockbuf serve`: the remote end for benchmarks (see src/serve/server.ts).
 import type { Command } from 'commander';
-import { EnvironmentError, parseDuration, parseSize, UsageError } from '../index.js';
-import {
-  DEFAULT_SERVE_PORT,
-  formatHostPort,
-  parseCount,
-  parseListen,
-  printable,
-  startServer,
-} from '../tools.js';
+import { EnvironmentError, UsageError } from '../errors.js';
+import { formatHostPort, parseListen } from '../policy/address.js';
+import { printable } from '../policy/printable.js';
+import { parseCount, parseDuration, parseSize } from '../policy/units.js';
+import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
+import { startServer } from '../serve/server.js';
 
 export function register(program: Command): void {
   program

@@ -1,14 +1,16 @@
 // `sockbuf sink <proto>`: one receiving end of a test (like iperf3 -s). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../index.js';
+import { startTcpSink } from '../ends/tcp-sink.js';
+import { formatHostPort, parseListen } from '../policy/address.js';
+import { resolveSize } from '../policy/buffers.js';
 import {
-  formatHostPort,
-  parseListen,
+  formatBitRate,
+  formatDuration,
+  formatSize,
   parsePositiveDuration,
-  parseReader,
-  resolveSize,
-  startTcpSink,
-} from '../tools.js';
+  parseSize,
+} from '../policy/units.js';
+import { parseReader } from '../tcp/reader.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { registerSinkUdp } from './udp.js';

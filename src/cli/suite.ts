@@ -2,17 +2,13 @@
 // seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { UsageError } from '../index.js';
-import {
-  checkResults,
-  parseList,
-  renderHtml,
-  renderJson,
-  reportText,
-  runSuite,
-  SUITE,
-  suiteExitCode,
-} from '../tools.js';
+import { renderJson } from '../bench/output.js';
+import { renderHtml, reportText } from '../bench/pages.js';
+import { checkResults } from '../bench/report/results.js';
+import { suiteExitCode } from '../bench/seeds/index.js';
+import { runSuite, SUITE } from '../bench/suite.js';
+import { UsageError } from '../errors.js';
+import { parseList } from '../policy/units.js';
 import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
 import { progressReporter } from './progress.js';
 

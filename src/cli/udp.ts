@@ -1,25 +1,20 @@
 // `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpBlast(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import { type Command, Option } from 'commander';
+import { createUdpBlast, parseSendRate } from '../ends/udp-blast.js';
+import { runUdpSink } from '../ends/udp-sink.js';
+import { UsageError } from '../errors.js';
+import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
+import { printable } from '../policy/printable.js';
 import {
   formatBitRate,
   formatDuration,
   formatSize,
-  type OffloadOption,
+  parseCount,
   parseDuration,
   parseSize,
-  UsageError,
-} from '../index.js';
-import {
-  createUdpBlast,
-  formatHostPort,
-  parseCount,
-  parseListen,
-  parseSendRate,
-  parseTo,
-  printable,
-  runUdpSink,
-} from '../tools.js';
+} from '../policy/units.js';
+import type { OffloadOption } from '../udp/offload.js';
 import { lineWriter } from './lines.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */

@@ -2,7 +2,7 @@
 // printer (`(node:PID) [CODE] Warning: …` and its "(Use `node --trace-warnings ...`)" hint). The library
 // keeps process.emitWarning, so that an application's own 'warning' handler decides what to do with
 // them; the CLI is such an application.
-import { printable } from '../tools.js';
+import { printable } from '../policy/printable.js';
 
 /** Replaces Node's warning printer (and any other 'warning' listener) with the CLI's one-line warnings. */
 export function installWarnings(write: (line: string) => void = (l) => process.stderr.write(l)): void {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { UsageError } from '../../src/index.js';
-import { parseReader, startTcpSink } from '../../src/tools.js';
+import { parseReader } from '../../src/tcp/reader.js';
+import { startTcpSink } from '../../src/tools.js';
 
 test('startTcpSink: echo with verify is a UsageError naming echo', async () => {
   await assert.rejects(

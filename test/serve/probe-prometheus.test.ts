@@ -1,4 +1,4 @@
-// The README's /probe scrape config, as written, run by the real Prometheus (Debian's binary, loopback,
+// docs/fleet.md's /probe scrape config, as written, run by the real Prometheus (Debian's binary, loopback,
 // storage in a temp dir): its relabelling turns each target into ?target= and sends the scrape to the
 // exporter. A real `iperf3 -s` in the allow-list gives sockbuf_probe_success 1 with the target as the
 // instance; a target outside the list is refused (403), which Prometheus records as up 0. Everything
@@ -17,17 +17,17 @@ import { probeHandler } from '../../src/serve/probe-http.js';
 const missing = ['prometheus', 'iperf3'].find((c) => spawnSync(c, ['--version']).status !== 0);
 const SKIP = missing ? `${missing} is not installed (.ci/run installs it)` : false;
 
-/** The README's scrape job for /probe (the yaml block that sets metrics_path: /probe). */
-function readmeProbeJob(): Record<string, unknown> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+/** docs/fleet.md's scrape job for /probe (the yaml block that sets metrics_path: /probe). */
+function pageProbeJob(): Record<string, unknown> {
+  const page = readFileSync(new URL('../../docs/fleet.md', import.meta.url), 'utf8');
+  const block = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1])
     .find((b) => b.includes('metrics_path: /probe'));
-  assert.ok(block, 'README has a /probe scrape config');
+  assert.ok(block, 'docs/fleet.md has a /probe scrape config');
   return (parse(block) as { scrape_configs: Record<string, unknown>[] }).scrape_configs[0];
 }
 
-test('the README /probe scrape config in a real Prometheus: success 1 for an allowed iperf3 -s, up 0 for a refused target', {
+test('the /probe scrape config of docs/fleet.md in a real Prometheus: success 1 for an allowed iperf3 -s, up 0 for a refused target', {
   skip: SKIP,
   timeout: 90_000,
 }, async () => {
@@ -41,7 +41,7 @@ test('the README /probe scrape config in a real Prometheus: success 1 for an all
   try {
     const iperf3Port = await freePort();
     kids.push(spawn('iperf3', ['-s', '-B', '127.0.0.1', '-p', String(iperf3Port)], { stdio: 'ignore' }));
-    const job = readmeProbeJob();
+    const job = pageProbeJob();
     const relabel = job.relabel_configs as Record<string, unknown>[];
     // as written, but sooner, and with this test's targets and exporter
     Object.assign(job, {
@@ -50,7 +50,7 @@ test('the README /probe scrape config in a real Prometheus: success 1 for an all
       static_configs: [{ targets: [`127.0.0.1:${iperf3Port}`, '192.0.2.1:5201'] }],
     });
     const last = relabel.at(-1) as { replacement: string };
-    assert.equal(last.replacement, '127.0.0.1:9477', 'the README sends every scrape to the exporter');
+    assert.equal(last.replacement, '127.0.0.1:9477', 'docs/fleet.md sends every scrape to the exporter');
     last.replacement = new URL(exp.url).host;
     const config = join(dir, 'prometheus.yml');
     writeFileSync(config, stringify({ scrape_configs: [job] }));
