@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { Registry } from 'prom-client';
+import { type Metric, Registry } from 'prom-client';
 import { EnvironmentError } from '../errors.js';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
@@ -31,7 +31,7 @@ export interface ExporterOptions extends SocketMetricsOptions {
    * What answers /probe: probeHandler(…) (serve/probe-http.ts: tests against iperf3 and sockbuf serve on
    * Prometheus's schedule). Without it /probe is off (404).
    */
-  probe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  probe?: ((req: http.IncomingMessage, res: http.ServerResponse) => void) & { metrics?: readonly Metric[] };
   /**
    * exporter-toolkit's web configuration file (TLS, client certificates, basic_auth_users with bcrypt
    * hashes), read once at start; a file that is wrong is a UsageError naming webConfigFile.
@@ -67,6 +67,7 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
   if (opts.hostCounters !== false) registerHostMetrics(registry, undefined, collectors);
   registerSocketMetrics(registry, { ...opts, collectors });
   if (opts.own) registerMetrics(registry);
+  for (const m of opts.probe?.metrics ?? []) registry.registerMetric(m);
   registerScrapeMetrics(registry, collectors, () => scrapeStarted);
   const authorized = web.users.size ? basicAuth(web.users) : undefined;
 
