@@ -13,6 +13,7 @@ import {
 } from '../policy/units.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 import { registerBlastUdp } from './udp.js';
 
 export function register(program: Command): Command {
@@ -51,6 +52,7 @@ export function register(program: Command): Command {
       const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
+      const signals = stopSignals();
       const result = await runBlast(
         {
           host: to.host,
@@ -66,12 +68,19 @@ export function register(program: Command): Command {
           intervalSeconds: interval,
           // a serve test's far end wants its secret; from the environment, never argv
           secret: process.env.SOCKBUF_SECRET || undefined,
+          stop: signals.signal,
         },
         out,
-      );
+      ).finally(() => signals.dispose());
       out('result', result);
       // reverse: what arrived was verified; a mismatch or a stream cut short is a problem found
       if (Number(result.mismatches ?? 0) > 0 || Number(result.errors ?? 0) > 0) process.exitCode = 1;
+      // a receiver that never accepted, stopped reading or never closed: the run did not complete
+      if (result.stalled !== undefined) {
+        process.stderr.write(`sockbuf: blast tcp: ${result.stalled}\n`);
+        process.exitCode = 1;
+      }
+      signals.dispose(); // after a signal: exit 130 or 143
     });
   registerBlastUdp(blast);
   return blast;
@@ -81,5 +90,6 @@ function human(event: string, f: Record<string, unknown>): string {
   const n = (k: string) => Number(f[k] ?? 0);
   const rate = formatBitRate(n('bytesPerSecond') * 8);
   if (event === 'interval') return `${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}`;
-  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)`;
+  const cut = f.interrupted ? `; stopped by ${f.interrupted}` : f.stalled ? `; stalled: ${f.stalled}` : '';
+  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)${cut}`;
 }

@@ -9,6 +9,7 @@ import { resolveSize } from '../policy/buffers.js';
 import { printable } from '../policy/printable.js';
 import { parseCount } from '../policy/units.js';
 import { probeHandler } from '../serve/probe-http.js';
+import { stopSignals } from './signals.js';
 
 interface Opts {
   listen: string;
@@ -100,14 +101,10 @@ export function register(program: Command): void {
       process.stderr.write(
         `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
       );
+      let signals: ReturnType<typeof stopSignals> | undefined;
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          exp.close().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        signals = stopSignals(() => void exp.close().then(resolve, resolve));
       });
+      signals?.dispose(); // exit 130 or 143
     });
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { type InspectOptions, inspectSockets, SOCKET_STATES, watchSockets } from '../observe/inspect.js';
 import { formatInspectSample, inspectDocument } from '../observe/inspect-format.js';
 import { parseCount, parseDuration } from '../policy/units.js';
+import { stopSignals } from './signals.js';
 
 export function register(program: Command): void {
   program
@@ -42,13 +43,10 @@ export function register(program: Command): void {
         );
         return;
       }
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const signals = stopSignals();
       const live = !o.json && process.stdout.isTTY === true;
       try {
-        for await (const s of watchSockets(opts, interval, count, stop.signal)) {
+        for await (const s of watchSockets(opts, interval, count, signals.signal)) {
           if (o.json) process.stdout.write(`${JSON.stringify(inspectDocument(s))}\n`);
           else if (live)
             process.stdout.write(
@@ -57,8 +55,7 @@ export function register(program: Command): void {
           else process.stdout.write(`# ${s.time}\n${formatInspectSample(s)}\n`);
         }
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        signals.dispose(); // after a signal: exit 130 or 143
       }
     });
 }

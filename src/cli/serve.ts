@@ -6,6 +6,7 @@ import { printable } from '../policy/printable.js';
 import { parseCount, parseDuration, parseSize } from '../policy/units.js';
 import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
 import { startServer } from '../serve/server.js';
+import { stopSignals } from './signals.js';
 
 export function register(program: Command): void {
   program
@@ -56,17 +57,13 @@ export function register(program: Command): void {
         );
       }
       // the handlers are in place before the ready line: a peer may signal as soon as it reads it
+      let signals: ReturnType<typeof stopSignals> | undefined;
       const stopped = new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          handle.close().then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        signals = stopSignals(() => void handle.close().then(resolve, resolve));
       });
       if (json) process.stdout.write(`${JSON.stringify({ event: 'ready', ...handle.address })}\n`);
       else process.stderr.write(`sockbuf serve: listening on ${formatHostPort(handle.address)}\n`);
       await stopped;
+      signals?.dispose(); // exit 130 or 143
     });
 }

@@ -16,6 +16,7 @@ import {
 } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
 const event = lineWriter(true, () => '');
@@ -31,15 +32,6 @@ function offload(value: string | boolean | undefined, option: string): OffloadOp
 function printPairs(pairs: [string, string][]): void {
   const w = Math.max(...pairs.map(([k]) => k.length));
   process.stdout.write(`${pairs.map(([k, v]) => `${k.padEnd(w)}  ${printable(v)}`).join('\n')}\n`);
-}
-
-/** SIGINT/SIGTERM end the run early: the end still prints its result. */
-function stopSignal(): AbortSignal {
-  const ac = new AbortController();
-  const stop = () => ac.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return ac.signal;
 }
 
 export function registerSinkUdp(sink: Command): void {
@@ -84,6 +76,8 @@ export function registerSinkUdp(sink: Command): void {
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
+      // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
+      const signals = stopSignals();
       // the library's plain numbers are milliseconds
       const ms = (v: string | undefined, flag: string) =>
         v === undefined ? undefined : parseDuration(v, flag) * 1e3;
@@ -103,7 +97,7 @@ export function registerSinkUdp(sink: Command): void {
           duration,
           idle,
           warmUp: ms(o.warmUp, '--warm-up'),
-          signal: stopSignal(),
+          signal: signals.signal,
           // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
           farEnd: 'env',
         },
@@ -163,6 +157,8 @@ export function registerBlastUdp(blast: Command): void {
       const size = parseSize(o.size, '--size');
       parseSendRate(o.rate, size, '--rate');
       const duration = parseDuration(o.duration, '--duration');
+      // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
+      const signals = stopSignals();
       const sender = createUdpBlast({
         to,
         size,
@@ -173,7 +169,7 @@ export function registerBlastUdp(blast: Command): void {
         gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
       });
       try {
-        const r = await sender.run({ duration: duration * 1e3, signal: stopSignal() });
+        const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });
         await sender.sendTrailer();
         if (o.json) return event('result', { to: formatHostPort(to), sndbuf: sender.sndbuf, ...r });
         printPairs([

@@ -10,6 +10,8 @@ import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
 import { chooseSockets } from '../../src/observe/exporter.js';
 import { startExporter } from '../../src/observe/exporter-server.js';
+import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
+import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
 
 interface Sample {
   name: string;
@@ -112,9 +114,22 @@ test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP
   }
 });
 
-test('a TCP listener whose accept queue overflows gets series: its drops and its process', {
+test('a TCP listener whose accept queue overflows gets series: its drops and its process; a listener whose established connection drops is not counted as listen drops', {
   timeout: 15_000,
 }, async () => {
+  // another listener: SO_RCVBUF 4096 pinned, its one connection never read, the client writing, so
+  // that the established socket drops packets (skmem d) while its accept queue never overflows
+  const other = net.createServer({ pauseOnConnect: true }, (c) => c.on('error', () => {}));
+  const lfd = createSocket('127.0.0.1', SOCK_STREAM);
+  setIntOption(lfd, SOL_SOCKET, SO_RCVBUF, 4096);
+  bindFd(lfd, { host: '127.0.0.1', port: 0 });
+  listenFd(lfd);
+  await listenOnFd(other, lfd);
+  const otherPort = String((other.address() as net.AddressInfo).port);
+  const writer = net.connect(Number(otherPort), '127.0.0.1').on('error', () => {});
+  const blob = Buffer.alloc(1 << 20);
+  writer.write(blob);
+  writer.write(blob);
   // a listener with a backlog of 1 that never accepts, in another process (Node accepts at once)
   const py = spawn('python3', [
     '-c',
@@ -134,14 +149,36 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     for (let i = 0; i < 20 && !drops; i++) {
       await sleep(300); // SYNs beyond the queue are dropped and retried: the first drops come at once
       samples = await series();
-      drops = samples.find((s) => s.name === 'sockbuf_socket_drops_total' && s.labels.port === port);
+      drops = samples.find(
+        (s) =>
+          s.name === 'sockbuf_socket_listen_drops_total' &&
+          s.labels.port === port &&
+          s.labels.role === 'listener',
+      );
     }
     assert.ok(drops, 'the overflowing listener is chosen');
-    assert.ok(drops.value > 0);
+    assert.ok(drops.value > 0, JSON.stringify(samples.filter((s) => s.labels.port === port)));
+    // no finding on the connecting side: a socket in its handshake is not a stalled reader
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'sockbuf_socket_flagged' && s.labels.port === port),
+      [],
+    );
     assert.deepEqual(drops.labels, { protocol: 'tcp', role: 'listener', address: '127.0.0.1', port });
-    const owner = samples.find((s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === port);
+    const owner = samples.find(
+      (s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === port && s.labels.role === 'listener',
+    );
     assert.deepEqual(owner?.labels, { ...drops.labels, command: 'python3', pid: String(py.pid) });
+    // the other listener: its connection's drops in drops_total, none in listen_drops_total
+    const mine = (name: string) =>
+      samples.find((s) => s.name === name && s.labels.port === otherPort && s.labels.role === 'listener');
+    assert.ok(
+      (mine('sockbuf_socket_drops_total')?.value ?? 0) > 0,
+      JSON.stringify(samples.filter((s) => s.labels.port === otherPort)),
+    );
+    assert.equal(mine('sockbuf_socket_listen_drops_total')?.value, 0);
   } finally {
+    writer.destroy();
+    other.close();
     for (const c of clients) c.destroy();
     py.kill();
     await exp.close();
