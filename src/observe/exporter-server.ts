@@ -3,11 +3,12 @@
 // and /probe when given. With a web configuration (web-config.ts, exporter-toolkit's format) it serves
 // HTTPS and asks for basic authentication: a request without the right user and password gets 401 with
 // WWW-Authenticate and no metrics, on every path.
+import { statSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { type Metric, Registry } from 'prom-client';
-import { EnvironmentError } from '../errors.js';
+import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { assertLinux } from '../sys/sys-error.js';
@@ -53,9 +54,9 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
   // every series comes from /proc and sock_diag: elsewhere it would serve only errors (exit 3)
   assertLinux('sockbuf exporter');
   const log = opts.log ?? (() => {});
-  const web: WebConfig = opts.webConfigFile
+  let web: WebConfig = opts.webConfigFile
     ? loadWebConfig(opts.webConfigFile)
-    : { users: new Map(), headers: {} };
+    : { users: new Map(), headers: {}, files: [] };
   const registry = new Registry();
   const collectors =
     opts.collectors ??
@@ -69,9 +70,37 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
   if (opts.own) registerMetrics(registry);
   for (const m of opts.probe?.metrics ?? []) registry.registerMetric(m);
   registerScrapeMetrics(registry, collectors, () => scrapeStarted);
-  const authorized = web.users.size ? basicAuth(web.users) : undefined;
+  let authorized = web.users.size ? basicAuth(web.users) : undefined;
+  // exporter-toolkit reads its file on every request: here a change to it (or to a certificate it
+  // names) is looked for at most once a second, before a request and before a TLS handshake; a file
+  // that has become wrong is logged and the one before stays in force
+  const stamp = (files: string[]) => files.map((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs).join();
+  let stamped = stamp(web.files);
+  let looked = performance.now();
+  const reload = () => {
+    if (!opts.webConfigFile || performance.now() - looked < 1000) return;
+    looked = performance.now();
+    const now = stamp(web.files);
+    if (now === stamped) return;
+    stamped = now;
+    try {
+      const next = loadWebConfig(opts.webConfigFile);
+      if (Boolean(next.tls) !== Boolean(web.tls))
+        return log(
+          `${opts.webConfigFile}: turning TLS on or off takes a restart; the file before stays in force`,
+        );
+      if (next.tls) (server as https.Server).setSecureContext(next.tls);
+      web = next;
+      stamped = stamp(web.files);
+      authorized = web.users.size ? basicAuth(web.users) : undefined;
+      log(`${opts.webConfigFile} reloaded`);
+    } catch (err) {
+      log(`${opts.webConfigFile} not reloaded: ${err instanceof UsageError ? err.describe() : String(err)}`);
+    }
+  };
 
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    reload();
     for (const [k, v] of Object.entries(web.headers)) res.setHeader(k, v);
     if (authorized && !(await authorized(req.headers.authorization))) {
       res
@@ -112,10 +141,10 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
     });
   };
   const server = web.tls ? https.createServer(web.tls, handler) : http.createServer(handler);
-  if (web.checkClient) {
-    const check = web.checkClient;
+  server.on('connection', reload);
+  if (web.tls) {
     server.on('secureConnection', (socket: TLSSocket) => {
-      const why = check(socket);
+      const why = web.checkClient?.(socket);
       if (why) {
         log(
           `TLS client ${formatHostPort({ host: socket.remoteAddress ?? '?', port: socket.remotePort ?? 0 })} refused: ${why}`,

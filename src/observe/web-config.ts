@@ -5,8 +5,9 @@
 // paths are relative to the file's folder, an empty file (or one without a certificate) serves plain
 // HTTP, passwords are bcrypt hashes (bcryptjs: pure JavaScript, so no native build or install script
 // on the hosts that run the exporter), and a checked password is cached so that a scrape does not pay
-// bcrypt's cost each time. What sockbuf does not do is refused by name rather than ignored:
-// cipher_suites (Node's defaults apply) and rate_limit. The file is read once, at start.
+// bcrypt's cost each time; a change to the file or to a certificate it names is picked up without a
+// restart (exporter-server.ts looks at most once a second). What sockbuf does not do is refused by
+// name rather than ignored: cipher_suites (Node's defaults apply) and rate_limit.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type https from 'node:https';
@@ -28,6 +29,8 @@ export interface WebConfig {
   users: ReadonlyMap<string, string>;
   /** http_server_config.headers, added to every response. */
   headers: Record<string, string>;
+  /** The files it was read from (the file itself, certificates, keys, CAs): a change to one reloads it. */
+  files: string[];
 }
 
 const FIELDS: Record<string, readonly string[]> = {
@@ -146,6 +149,7 @@ export function parseWebConfig(
   const where = 'tls_server_config';
   const t = object(top.tls_server_config, where);
   const dir = dirname(resolve(file));
+  const files = [resolve(file)];
   // inline PEM or a file, not both
   const pem = (inline: string, path: string): string | undefined => {
     const i = str(t, inline, where);
@@ -153,6 +157,7 @@ export function parseWebConfig(
     if (i && p) bad(`at most one of ${inline} and ${path} must be configured`);
     if (!p) return i;
     try {
+      files.push(resolve(dir, p));
       return read(resolve(dir, p));
     } catch (err) {
       return bad(`${where}.${path} ${p}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
@@ -181,7 +186,7 @@ export function parseWebConfig(
   if (!cert && !key) {
     if (Object.keys(t).length && (ca || sans.length || authType !== 'NoClientCert'))
       bad('client authentication needs cert_file and key_file');
-    return { users, headers };
+    return { users, headers, files };
   }
   if (!cert) bad('missing cert_file');
   if (!key) bad('missing key_file');
@@ -213,7 +218,7 @@ export function parseWebConfig(
     }
     return undefined;
   };
-  return { tls, checkClient: requestCert ? checkClient : undefined, users, headers };
+  return { tls, checkClient: requestCert ? checkClient : undefined, users, headers, files };
 }
 
 /** Reads and parses the file (UsageError naming webConfigFile when it cannot be read). */

@@ -146,3 +146,68 @@ test('a real exporter over TLS with basic auth and a client certificate: curl an
     await exp.close();
   }
 });
+
+test('a changed file is picked up without a restart (a new password, a new certificate); a broken one leaves the last in force', {
+  timeout: 60_000,
+}, async () => {
+  selfSigned('old');
+  selfSigned('new');
+  const file = join(dir, 'reload.yml');
+  const config = (cert: string, password: string) =>
+    `tls_server_config:\n  cert_file: ${cert}.crt\n  key_file: ${cert}.key\n` +
+    `basic_auth_users:\n  prometheus: ${bcrypt.hashSync(password, 4)}\n`;
+  writeFileSync(file, config('old', 'first'));
+  const lines: string[] = [];
+  const exp = await startExporter({
+    port: 0,
+    top: 0,
+    hostCounters: false,
+    webConfigFile: file,
+    log: (l) => lines.push(l),
+  });
+  const curl = (ca: string, password: string) =>
+    new Promise<string>((resolve) =>
+      execFile(
+        'curl',
+        [
+          '-sS',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          '--max-time',
+          '10',
+          '--cacert',
+          join(dir, `${ca}.crt`),
+          '-u',
+          `prometheus:${password}`,
+          exp.url,
+        ],
+        { encoding: 'utf8' },
+        (err, stdout) => resolve(err ? `failed ${stdout}` : stdout),
+      ),
+    );
+  const later = () => new Promise((r) => setTimeout(r, 1100)); // the file is looked at once a second
+  try {
+    assert.equal(await curl('old', 'first'), '200');
+    writeFileSync(file, config('new', 'second'));
+    await later();
+    await curl('old', 'first'); // this request finds the change; the next connection has the new certificate
+    assert.equal(await curl('new', 'second'), '200');
+    assert.equal(await curl('new', 'first'), '401');
+    assert.match(await curl('old', 'second'), /^failed/, 'the old certificate is gone');
+    assert.ok(
+      lines.some((l) => /reload\.yml reloaded/.test(l)),
+      lines.join('\n'),
+    );
+    writeFileSync(file, 'tls_server_config:\n  cert_fil: new.crt\n');
+    await later();
+    assert.equal(await curl('new', 'second'), '200', 'the broken file changed nothing');
+    assert.ok(
+      lines.some((l) => /not reloaded: .*cert_fil is not a known field/.test(l)),
+      lines.join('\n'),
+    );
+  } finally {
+    await exp.close();
+  }
+});
