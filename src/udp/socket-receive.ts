@@ -101,7 +101,6 @@ export class SocketReceiver implements ReaderSink {
     inner.bind({ fd: dup });
     inner.unref();
     this.inner = inner;
-    this.lastDrops = this.kernelDrops();
   }
 
   private onMain(msg: Buffer, rinfo: dgram.RemoteInfo): void {
@@ -247,7 +246,8 @@ export class SocketReceiver implements ReaderSink {
   close(): void {
     const was = this.mode;
     this.mode = 'closed';
-    this.finalKernelDrops = this.kernelDrops();
+    // read only for a socket that dropped or was handed over: a socket per request pays no extra call
+    if (this.lastDrops || this.handovers) this.finalKernelDrops = this.kernelDrops();
     this.inner?.close();
     this.inner = undefined;
     if ((was === 'thread' || was === 'releasing') && this.id >= 0) {
