@@ -98,7 +98,7 @@ export class SocketReceiver implements ReaderSink {
     const inner = dgram.createSocket(this.type);
     inner.on('message', (msg, rinfo) => this.onMain(msg, rinfo));
     inner.on('error', (e) => this.target.emit('error', e));
-    inner.bind({ fd: dup });
+    inner.bind({ fd: dup, exclusive: true }); // exclusive: in a cluster worker too, this descriptor
     inner.unref();
     this.inner = inner;
   }
@@ -136,10 +136,16 @@ export class SocketReceiver implements ReaderSink {
     r.start().then(
       () => {
         if (this.mode !== 'starting') return;
-        // node's close() stops libuv's reads at once: nothing read after this is the main thread's
+        try {
+          this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
+        } catch (e) {
+          this.mode = 'main';
+          return this.warn(e as Error);
+        }
+        // libuv reads only when this thread returns to the loop, and node's close() stops it at once:
+        // nothing read after this is the main thread's
         this.inner?.close();
         this.inner = undefined;
-        this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
         this.mode = 'thread';
         this.handovers++;
         this.windowStart = performance.now();
