@@ -263,6 +263,7 @@ async function parent(): Promise<void> {
           const port = num(await c.line((x) => x.kind === 'port'), 'port');
           const pid = c.child.pid as number;
           const count = Math.round(r * Number(values.seconds));
+          await new Promise((res) => setTimeout(res, 1000)); // what starts once has started
           const cpu0 = cpuSecondsOf(pid);
           const send = runPinned(0, sender, [String(port), String(r), String(count), '16'], 120);
           await send.line((x) => 'sent' in x, 110_000);
