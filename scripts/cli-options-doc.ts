@@ -15,7 +15,7 @@ function takes(d: OptionDecl): string {
     return (d.max ?? 0) >= Number.MAX_SAFE_INTEGER
       ? `a whole number from ${d.min}`
       : `a whole number from ${d.min} to ${d.max}`;
-  return d.kind;
+  return d.kind === 'size' ? `a size${d.min === undefined ? '' : ` of at least ${d.min} B`}` : `a ${d.kind}`;
 }
 
 /** A Markdown table padded the way the repository's formatter (Biome) pads one. */

@@ -235,6 +235,35 @@ export const OPTIONS = {
     where: 'bench idle',
     doc: 'idle connections',
   },
+  coalesce: {
+    kind: 'duration',
+    flag: '--coalesce',
+    arg: 'duration',
+    default: '1ms',
+    wire: 'coalesce',
+    where: 'sink udp, createUdpReceiver, serve',
+    doc: 'fill a batch for up to this long',
+  },
+  dgramCoalesce: {
+    kind: 'duration',
+    flag: '--coalesce',
+    arg: 'duration',
+    // node:dgram hands over each datagram as it comes: a sockbuf/dgram socket waits for no more
+    default: 0,
+    where: "sockbuf/dgram's createSocket({ coalesce })",
+    doc: 'how long a sockbuf/dgram socket fills a batch (milliseconds; 0: each drain at once)',
+  },
+  blastSize: {
+    kind: 'size',
+    flag: '--size',
+    arg: 'size',
+    // at most the largest UDP payload (MAX_DATAGRAM, src/udp/sender-options.ts)
+    min: 1,
+    default: 64,
+    unit: 'bytes',
+    where: 'blast udp, createUdpBlast',
+    doc: 'payload bytes per datagram (24 or more to carry a sequence number)',
+  },
   receiver: {
     kind: 'choice',
     flag: '--receiver',

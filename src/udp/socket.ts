@@ -191,7 +191,7 @@ export class Socket extends SocketOptionsMixin {
         slot: 65536,
         gro: false,
         batch: this.o.batch ?? OPTIONS.dgramBatch.default,
-        coalesce: this.o.coalesce ?? 0,
+        coalesce: this.o.coalesce ?? OPTIONS.dgramCoalesce.default,
         addresses: true,
         ring: 32,
       },
