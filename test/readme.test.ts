@@ -219,3 +219,21 @@ test('README.md is the front door: at most 250 lines, the dependency install on 
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.ok(first.includes(`npm install ./sockbuf-${version}.tgz`), `README names sockbuf-${version}.tgz`);
 });
+
+test('every alert of the shipped rules (docs/**/sockbuf-rules.yml) has a row in docs/fleet.md', () => {
+  const rules = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).find(
+    (f) => f.split('/').pop() === 'sockbuf-rules.yml',
+  );
+  assert.ok(rules, 'docs/**/sockbuf-rules.yml');
+  const doc = parseYaml(readFileSync(join(ROOT, 'docs', rules), 'utf8')) as {
+    groups: { rules: { alert?: string }[] }[];
+  };
+  const alerts = doc.groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => a !== undefined);
+  assert.ok(alerts.length >= 9, alerts.join(' '));
+  const fleet = readFileSync(join(ROOT, 'docs/fleet.md'), 'utf8');
+  assert.deepEqual(
+    alerts.filter((a) => !fleet.includes(`| \`${a}\``)),
+    [],
+    'alerts without a row in docs/fleet.md',
+  );
+});

@@ -72,16 +72,6 @@ export const OPTIONS = {
     where: 'blast udp, createUdpBlast',
     doc: 'messages per sendmmsg (with --gso a message carries up to 64 datagrams)',
   },
-  dgramBatch: {
-    kind: 'count',
-    flag: '--batch',
-    arg: 'n',
-    ...PER_CALL,
-    // a node:dgram-compatible socket keeps a small ring: one costs what a node:dgram socket costs
-    default: 32,
-    where: "sockbuf/dgram's createSocket({ batch })",
-    doc: 'messages per recvmmsg of a sockbuf/dgram socket',
-  },
   flows: {
     kind: 'count',
     flag: '--flows',
@@ -243,15 +233,6 @@ export const OPTIONS = {
     wire: 'coalesce',
     where: 'sink udp, createUdpReceiver, serve',
     doc: 'fill a batch for up to this long',
-  },
-  dgramCoalesce: {
-    kind: 'duration',
-    flag: '--coalesce',
-    arg: 'duration',
-    // node:dgram hands over each datagram as it comes: a sockbuf/dgram socket waits for no more
-    default: 0,
-    where: "sockbuf/dgram's createSocket({ coalesce })",
-    doc: 'how long a sockbuf/dgram socket fills a batch (milliseconds; 0: each drain at once)',
   },
   blastSize: {
     kind: 'size',
