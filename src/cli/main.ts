@@ -32,6 +32,7 @@ const FLAGS: Record<string, string> = {
   'exporter allow': '--probe-allow',
   'exporter duration': '--probe-duration',
   'exporter maxDuration': '--probe-max-duration',
+  'exporter webConfigFile': '--web.config.file',
 };
 const command = process.argv[2];
 
