@@ -76,6 +76,13 @@ export function registerSinkUdp(sink: Command): void {
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
+      // node:dgram reads each datagram into a buffer of its own size: a slot size means nothing to it
+      if (o.receiver === 'dgram' && o.slot !== undefined)
+        throw UsageError.conflict(
+          '--receiver dgram',
+          '--slot',
+          'node:dgram has no slots: a datagram is read whole, whatever its size',
+        );
       // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
       const signals = stopSignals();
       // the library's plain numbers are milliseconds
@@ -139,6 +146,22 @@ export function registerSinkUdp(sink: Command): void {
     });
 }
 
+/** Why a blast udp run measured nothing or sent into nothing, or undefined when it did its job. */
+function blastProblem(
+  r: { sent: number; sendErrors: number; sendErrorsByCode: Record<string, number> },
+  rate: string,
+  duration: string,
+  to: string,
+): string | undefined {
+  const refused = r.sendErrorsByCode.ECONNREFUSED ?? 0;
+  if (r.sent === 0 && r.sendErrors === 0)
+    return `no datagram was sent in --duration ${duration} (--rate ${rate} is too slow for it): nothing was measured`;
+  if (r.sent === 0) return `every send failed (${JSON.stringify(r.sendErrorsByCode)}): nothing was measured`;
+  if (refused > 0)
+    return `${refused} sends were refused (ECONNREFUSED): nothing listens on ${to}, so what was sent went nowhere`;
+  return undefined;
+}
+
 export function registerBlastUdp(blast: Command): void {
   blast
     .command('udp')
@@ -171,6 +194,12 @@ export function registerBlastUdp(blast: Command): void {
       try {
         const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });
         await sender.sendTrailer();
+        // a run that measured nothing, or whose datagrams went nowhere, says why and exits 1
+        const problem = blastProblem(r, o.rate, o.duration, formatHostPort(to));
+        if (problem) {
+          process.stderr.write(`sockbuf: blast udp: ${printable(problem)}\n`);
+          process.exitCode = 1;
+        }
         if (o.json) return event('result', { to: formatHostPort(to), sndbuf: sender.sndbuf, ...r });
         printPairs([
           ['sent', `${r.sent} datagrams of ${r.size} B in ${formatDuration(r.seconds)}`],

@@ -73,9 +73,18 @@ export class UdpBlast {
       throw UsageError.invalid('flows', flows, 'a whole number from 1 to 1024');
     const batch = o.batch ?? 32;
     this.gso = gsoAvailable(o.gso ?? false);
+    const gsoFits = this.size >= HEADER_BYTES && Math.floor(MAX_DATAGRAM / this.size) >= 2;
+    // GSO asked for by name, for a size it cannot send: refused, never sent without GSO in silence
+    if (o.gso === true && !gsoFits)
+      throw new UsageError(
+        (name) =>
+          `${name('gso')} on cannot send ${name('size')} ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes (two datagrams or more in one ${MAX_DATAGRAM} B send); use ${name('gso')} auto or off`,
+        ['gso', 'size'],
+        { value: String(this.size) },
+      );
     if (o.gso === true || o.gso === 'auto') {
       if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';
-      else if (this.size < HEADER_BYTES || Math.floor(MAX_DATAGRAM / this.size) < 2) {
+      else if (!gsoFits) {
         this.gso = false;
         this.gsoFallback = `size ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes`;
       }
@@ -249,7 +258,9 @@ export class UdpBlast {
         ? {}
         : {
             askedDatagramsPerSecond: asked,
-            paceKept: sent >= limit || paceKept(asked, sent, Math.min(seconds, end - t0), this.segs),
+            // no datagram at all is no pace kept, however few were due
+            paceKept:
+              sent > 0 && (sent >= limit || paceKept(asked, sent, Math.min(seconds, end - t0), this.segs)),
           }),
     };
     if (result.paceKept === false && !opts.signal?.aborted && !this.closed)
