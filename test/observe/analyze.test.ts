@@ -356,3 +356,29 @@ test('a stalled pinned reader is stalled, and neither end is told to remove its 
     /pinned too, but that is not the cause; 5 packets dropped since it opened/,
   );
 });
+
+test('the real broker between an ACK and its next write: queue empty at the instant, still pinned-sndbuf below two segments', () => {
+  // beam.smp → consumer, sampled 1.5 s apart (tcp_listen_options.sndbuf = 16384, loopback)
+  const info = { rtt: 34679, minRtt: 3, unacked: 0, sndCwnd: 18, sndWnd: 1414144, lastDataSent: 48 };
+  const then = tcp(
+    5672,
+    42860,
+    { ...info, busyTime: 452000, bytesAcked: 1376432 },
+    { sndbuf: 32768, wmemQueued: 66315 },
+  );
+  then.remoteHost = '10.0.0.9';
+  const [, now] = pair(then, { busyTime: 1696000, bytesAcked: 3668337 }, { wqueue: 0 }, { wmemQueued: 0 });
+  const [row] = analyze(snap([now], 1500), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    ['pinned-sndbuf'],
+  );
+  assert.match(
+    row.flags[0].reason,
+    /send buffer 32 KiB, far below tcp_wmem max 4 MiB, busy with less in flight/,
+  );
+  // the same socket with an MTU-sized mss (two segments fit): an empty queue is no evidence
+  const wan = { ...now, tcpInfo: { ...now.tcpInfo, sndMss: 1448 } as TcpInfo };
+  const [r2] = analyze(snap([wan], 1500), HOST_6_18, snap([then], 0));
+  assert.equal(r2.limited, false);
+});
