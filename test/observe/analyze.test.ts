@@ -3,8 +3,10 @@ import { test } from 'node:test';
 import {
   analyze,
   autotunedWscale,
+  FlagMemory,
   filterRows,
   type HostLimits,
+  type InspectedSocket,
   type Snapshot,
 } from '../../src/observe/analyze.js';
 import type { DiagSocket } from '../../src/observe/sockdiag.js';
@@ -381,4 +383,40 @@ test('the real broker between an ACK and its next write: queue empty at the inst
   const wan = { ...now, tcpInfo: { ...now.tcpInfo, sndMss: 1448 } as TcpInfo };
   const [r2] = analyze(snap([wan], 1500), HOST_6_18, snap([then], 0));
   assert.equal(r2.limited, false);
+});
+
+test('FlagMemory holds a flag for up to 3 samples while the socket moves data, marked (held); an idle socket loses it', () => {
+  const memory = new FlagMemory();
+  const row = (flagged: boolean, moving = true): InspectedSocket => ({
+    protocol: 'tcp',
+    family: 4,
+    state: 'established',
+    localAddress: '127.0.0.1',
+    localPort: 5672,
+    remoteAddress: '127.0.0.1',
+    remotePort: 40000,
+    inode: 1,
+    cookie: 'c1',
+    sentBytesPerSecond: moving ? 1e5 : 0,
+    limited: flagged,
+    flags: flagged ? [{ kind: 'pinned-sndbuf', reason: 'send buffer 32 KiB' }] : [],
+  });
+  const seen: string[] = [];
+  for (const flagged of [true, false, false, false, false, true, false]) {
+    const rows = [row(flagged)];
+    memory.apply(rows);
+    seen.push(rows[0].flags.map((f) => f.reason).join() || '-');
+  }
+  assert.deepEqual(seen, [
+    'send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '-',
+    'send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+  ]);
+  const idle = [row(false, false)];
+  memory.apply(idle);
+  assert.equal(idle[0].limited, false, 'a socket that moved nothing loses the flag at once');
 });
