@@ -5,7 +5,7 @@
 
 import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/limits.js';
+import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
 import {
   durationMs,
@@ -54,6 +54,10 @@ export interface Diagnosis extends HostCheck {
   sockets?: SocketFinding[];
 }
 
+/** Past these a value cannot be meant (the fastest links carry a few Tbit/s; an RTT past a minute is no network's). */
+export const MAX_BANDWIDTH_BITS = 10e12;
+export const MAX_RTT_SECONDS = 60;
+
 /** The targets from the options, each checked (UsageError naming the option and the value). */
 export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {}): Targets {
   const bandwidth = o.bandwidth ?? '10gbit';
@@ -62,8 +66,10 @@ export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'ud
     rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
     udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
   };
-  if (!(t.bitsPerSecond > 0)) throw UsageError.invalid('bandwidth', bandwidth, 'more than 0');
-  if (!(t.rttSeconds > 0)) throw UsageError.invalid('rtt', o.rtt, 'more than 0');
+  if (!(t.bitsPerSecond > 0 && t.bitsPerSecond <= MAX_BANDWIDTH_BITS))
+    throw UsageError.invalid('bandwidth', bandwidth, 'more than 0 and at most 10tbit');
+  if (!(t.rttSeconds > 0 && t.rttSeconds <= MAX_RTT_SECONDS))
+    throw UsageError.invalid('rtt', o.rtt, 'more than 0 and at most 1m');
   if (!isBufferSize(t.udpRcvbufBytes))
     throw UsageError.invalid('udpRcvbuf', o.udpRcvbuf, BUFFER_BYTES.expected);
   return t;

@@ -5,6 +5,7 @@ import http from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { EnvironmentError } from '../errors.js';
 import { formatHostPort } from '../policy/address.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { TCP_STATES } from '../sys/constants.js';
 import { assertLinux } from '../sys/sys-error.js';
@@ -114,7 +115,7 @@ const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
  * sockbuf_autotuning_max_bytes{buffer}.
  */
 export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOptions = {}): void {
-  const top = opts.top ?? 20;
+  const top = checkWhole('top', opts.top ?? OPTIONS.top.default);
   const host = readHostLimits();
   let prev: Snapshot | undefined;
   let sample: { at: number; rows: InspectedSocket[]; series: Group[] } | undefined;
@@ -159,7 +160,11 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
         this.reset();
         for (const g of series()) {
           const vs = g.rows.map(f).filter((v): v is number => v !== undefined);
-          if (vs.length) this.set(g.labels, Math.max(...vs));
+          if (vs.length)
+            this.set(
+              g.labels,
+              vs.reduce((a, v) => Math.max(a, v)),
+            ); // no spread: any count
         }
       },
     });

@@ -43,7 +43,7 @@ export function dumpSockets(opts: DumpOptions = {}): DiagSocket[] {
       let complete = false;
       netlinkDump(NETLINK_SOCK_DIAG, req, (chunk) => {
         const r = parseDiagChunk(chunk, protocol);
-        out.push(...r.sockets);
+        for (const s of r.sockets) out.push(s); // no spread: a chunk may carry thousands
         if (r.error) throw new SysError('sock_diag', r.error, `${proto} over IPv${family}`);
         complete = r.done;
         return r.done;

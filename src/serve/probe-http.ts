@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { formatHostPort, parseTo } from '../policy/address.js';
 import type { BufferSize } from '../policy/buffers.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
 import { probeMetrics, runProbe } from './probe.js';
 import { checkTarget, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
@@ -91,9 +92,7 @@ export function probeHandler(
   const allow: ProbeAllowList = parseProbeAllow(opts.allow, 'allow');
   const duration = seconds(opts.duration, 2, 'duration');
   const maxDuration = seconds(opts.maxDuration, 10, 'maxDuration');
-  const maxConcurrent = opts.maxConcurrent ?? 2;
-  if (!(Number.isInteger(maxConcurrent) && maxConcurrent >= 1 && maxConcurrent <= 64))
-    throw UsageError.invalid('maxConcurrent', maxConcurrent, 'a whole number from 1 to 64');
+  const maxConcurrent = checkWhole('maxConcurrent', opts.maxConcurrent ?? OPTIONS.maxConcurrent.default);
   const log = opts.log ?? (() => {});
   const running = new Set<string>();
   let resolving = 0;

