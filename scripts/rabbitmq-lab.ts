@@ -190,7 +190,7 @@ function table(rows: Row[]): string {
     ...rows.map((r) => {
       const p = r.publish;
       const d = r.drain;
-      return `| ${r.rttMs} ms | ${r.pin === 'auto' ? 'autotuned' : size(r.pin)} | ${mb(p)} | ${share(p.client.row, 'rwndLimitedPct')} | ${size(p.broker.row?.rcvbufBytes)} | ${kinds(p.broker.row)} | ${kinds(p.client.row)} | ${mb(d)} | ${share(d.broker.row, 'sndbufLimitedPct')} | ${size(d.broker.row?.wmemBytes)} / ${size(d.broker.row?.sndbufBytes)} | ${d.broker.row?.rttUs === undefined ? '—' : (d.broker.row.rttUs / 1000).toFixed(1)} | ${kinds(d.broker.row)} | ${kinds(d.client.row)} |`;
+      return `| ${r.rttMs} ms | ${r.pin === 'auto' ? 'autotuned' : size(r.pin)} | ${mb(p)} | ${share(p.client.row, 'rwndLimitedPct')} | ${size(p.broker.row?.rcvbufBytes)} | ${kinds(p.broker.row)} | ${kinds(p.client.row)} | ${mb(d)} | ${share(d.broker.row, 'sndbufLimitedPct')} | ${size(d.broker.row?.sendQueueBytes ?? d.broker.row?.wmemBytes)} / ${size(d.broker.row?.sndbufBytes)} | ${d.broker.row?.rttUs === undefined ? '—' : (d.broker.row.rttUs / 1000).toFixed(1)} | ${kinds(d.broker.row)} | ${kinds(d.client.row)} |`;
     }),
   ].join('\n');
 }

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { FLAG_KINDS } from '../src/observe/analyze.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -166,4 +167,12 @@ test('every sockbuf command and flag in README.md and docs/**/*.md is in the CLI
     if (unknown.length) wrong.push(`${page}:${line}: sockbuf ${path.join(' ')}: no ${unknown.join(', ')}`);
   }
   assert.deepEqual(wrong, []);
+});
+
+test('docs/cli/inspect.md has a row for every kind of flag inspect sets', () => {
+  const page = readFileSync(join(ROOT, 'docs/cli/inspect.md'), 'utf8');
+  assert.deepEqual(
+    FLAG_KINDS.filter((k) => !page.includes(`| \`${k}\``)),
+    [],
+  );
 });

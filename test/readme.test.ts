@@ -208,3 +208,32 @@ test('every ```yaml block of README.md and docs/**/*.md parses; a scrape config 
   assert.deepEqual(wrong, []);
   if (PROMTOOL) assert.ok(configs >= 3, `${configs} scrape configs checked`);
 });
+
+test('README.md is the front door: at most 250 lines, the dependency install on its first screen', () => {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+  assert.ok(lines.length <= 250, `README.md has ${lines.length} lines: move detail to docs/`);
+  const first = lines.slice(0, 40).join('\n');
+  assert.match(first, /npm install sockbuf\b/);
+  assert.match(first, /npm pack/);
+  // the tarball `npm pack` writes is named after package.json's version
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  assert.ok(first.includes(`npm install ./sockbuf-${version}.tgz`), `README names sockbuf-${version}.tgz`);
+});
+
+test('every alert of the shipped rules (docs/**/sockbuf-rules.yml) has a row in docs/fleet.md', () => {
+  const rules = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).find(
+    (f) => f.split('/').pop() === 'sockbuf-rules.yml',
+  );
+  assert.ok(rules, 'docs/**/sockbuf-rules.yml');
+  const doc = parseYaml(readFileSync(join(ROOT, 'docs', rules), 'utf8')) as {
+    groups: { rules: { alert?: string }[] }[];
+  };
+  const alerts = doc.groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => a !== undefined);
+  assert.ok(alerts.length >= 9, alerts.join(' '));
+  const fleet = readFileSync(join(ROOT, 'docs/fleet.md'), 'utf8');
+  assert.deepEqual(
+    alerts.filter((a) => !fleet.includes(`| \`${a}\``)),
+    [],
+    'alerts without a row in docs/fleet.md',
+  );
+});

@@ -18,6 +18,7 @@ import {
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from './rules.js';
+import { formatSocketFindings, type SocketFinding, socketFindings } from './sockets.js';
 
 export interface DiagnoseOptions {
   /** The link rate one stream should reach: bits per second, or a rate such as '10gbit' (default). */
@@ -32,6 +33,11 @@ export interface DiagnoseOptions {
   sample?: number | string;
   /** false: no history (counters since boot); a path: that history file. Default: one per proc root. */
   history?: CheckHostOptions['history'];
+  /**
+   * List this host's pinned sockets carrying load and stalled readers (two sock_diag samples 0.5 s
+   * apart). Default: true unless a proc root is given (a copied /proc tree has no live sockets).
+   */
+  sockets?: boolean;
 }
 
 export interface Diagnosis extends HostCheck {
@@ -44,6 +50,8 @@ export interface Diagnosis extends HostCheck {
   document(): Record<string, unknown>;
   /** An /etc/sysctl.d file that sets every recommended value. */
   sysctlConf(): string;
+  /** The sockets section's findings (information: they do not change the exit code); undefined when not looked at. */
+  sockets?: SocketFinding[];
 }
 
 /** Past these a value cannot be meant (the fastest links carry a few Tbit/s; an RTT past a minute is no network's). */
@@ -73,11 +81,16 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
   if (o.procRoot === '') throw UsageError.invalid('procRoot', ``, 'a folder');
   const check = await checkHost({ targets, procRoot: o.procRoot, sample: o.sample, history: o.history });
   const { findings, procRoot, host } = check;
+  const look = o.sockets ?? (o.procRoot === undefined && !process.env.SOCKBUF_PROC_ROOT);
+  const sockets = look ? await socketFindings().catch(() => undefined) : undefined;
   return {
     ...check,
     targets,
+    sockets,
     exitCode: exitCode(findings),
-    text: () => formatFindings(findings, targets, host.procSysReadOnly),
+    text: () =>
+      formatFindings(findings, targets, host.procSysReadOnly) +
+      (sockets ? `\n${formatSocketFindings(sockets).join('\n')}\n` : ''),
     document: () => ({
       schema: SCHEMA,
       version: VERSION,
@@ -86,6 +99,7 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
       host: hostInfo(procRoot),
       // scenario: 'doctor' makes each row a row of the sockbuf.v1 schema
       results: findings.map((f) => ({ scenario: 'doctor', ...f })),
+      ...(sockets ? { sockets } : {}),
     }),
     sysctlConf: () =>
       sysctlConf(

@@ -6,6 +6,7 @@ import { ADVICE } from '../policy/advice.js';
 import { formatSize } from '../policy/units.js';
 import { IPPROTO_TCP, IPPROTO_UDP } from '../sys/constants.js';
 import type { SocketOwner } from './owners.js';
+import { knownProgram } from './programs.js';
 import type { DiagSocket } from './sockdiag.js';
 import {
   busyShare,
@@ -295,6 +296,8 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
           row.flags.push({ kind: 'pinned-rcvbuf', reason: `${cause}; ${receiving}` });
         }
       }
+      const pinner = knownProgram(row.command);
+      const peerPinner = knownProgram(peerRow?.command);
       const pinnedSend = pinnedSender(x, host.tcpWmemMax);
       const tb = s.skmem?.sndbuf;
       if (pinnedSend) {
@@ -311,6 +314,14 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
             `sndbuf-limited ${row.sndbufLimitedPct}% of busy time with a send buffer of ${formatSize(tb)}, ` +
             `far below tcp_wmem max ${formatSize(host.tcpWmemMax)}: ${ADVICE.pinnedSndbuf.cause}`,
         });
+      }
+      // what to change, in the pinning program's own terms, where it is known
+      for (const f of row.flags) {
+        const [who, side] =
+          f.kind === 'rwnd-limited'
+            ? [peerPinner, 'rcvbuf' as const]
+            : [pinner, f.kind === 'pinned-rcvbuf' ? ('rcvbuf' as const) : ('sndbuf' as const)];
+        if (who && f.kind !== 'stalled-reader') f.reason += `; in ${who.command} (${who.what}): ${who[side]}`;
       }
     }
     if (s.protocol === IPPROTO_UDP && s.skmem) {

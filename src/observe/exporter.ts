@@ -106,9 +106,12 @@ const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
  * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
  * (rb), sockbuf_socket_receive_queue_bytes (r), sockbuf_socket_send_buffer_bytes (tb),
  * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_busy_ratio,
- * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid} — for at most `top` sockets, labelled {protocol, role, address, port} (socketSeries: sockets that share labels, such
- * as a listener's connections, share a series: the largest value, drops summed); and, unlabelled by
- * socket, sockbuf_sockets{protocol} and sockbuf_flagged_sockets{kind}.
+ * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid}, sockbuf_socket_listen_drops_total
+ * (a listener's own d: accept-queue overflows), sockbuf_socket_peer_info{peer} — for at most `top`
+ * sockets, labelled {protocol, role, address, port, and pid for a client} (socketSeries: sockets
+ * that share labels, such as a listener's connections, share a series: the largest value, drops
+ * summed); and, unlabelled by socket, sockbuf_sockets{protocol}, sockbuf_flagged_sockets{kind} and
+ * sockbuf_autotuning_max_bytes{buffer}.
  */
 export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOptions = {}): void {
   const top = opts.top ?? 20;
@@ -233,6 +236,36 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
             1,
           );
       }
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_socket_peer_info',
+    help: "A listener series' peers: the remote addresses of its flagged connections (of all of them when none is flagged), at most 3; 1.",
+    labelNames: [...LABELS, 'peer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const g of series()) {
+        if (g.labels.role !== 'listener' || g.labels.protocol !== 'tcp') continue;
+        const open = g.rows.filter((r) => r.remotePort !== 0);
+        const flagged = open.filter((r) => r.limited);
+        const peers = [...new Set((flagged.length ? flagged : open).map((r) => r.remoteAddress))].sort();
+        if (peers.length)
+          this.set(
+            { ...g.labels, peer: peers.length > 3 ? `${peers.slice(0, 3).join(', ')} …` : peers.join(', ') },
+            1,
+          );
+      }
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_autotuning_max_bytes',
+    help: 'What autotuning may grow a TCP buffer to on this host: tcp_rmem[2] (buffer="receive"), tcp_wmem[2] (buffer="send").',
+    labelNames: ['buffer'],
+    registers: [registry],
+    collect() {
+      this.set({ buffer: 'receive' }, host.tcpRmemMax);
+      this.set({ buffer: 'send' }, host.tcpWmemMax);
     },
   });
   new Gauge({
