@@ -1,10 +1,11 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { ResolveError } from '../errors.js';
 import { VERSION } from '../sys/package.js';
-import { CLI_OUTPUT } from './lines.js';
 import { resolveMessage } from './names.js';
+import { optionRefused } from './os-errors.js';
+import { usageCommand } from './usage.js';
 
 /**
  * Each command's module, loaded when it is needed: a process runs one command, and a bench end
@@ -26,13 +27,11 @@ const COMMANDS: Record<string, () => Promise<{ register: (program: Command) => u
 
 /** The program with every command, or only `command` when it names one (what `run` parses). */
 export async function buildProgram(command?: string): Promise<Command> {
-  const program = new Command('sockbuf')
+  // usage errors are one line each (usage.ts); exitOverride: help and version return to run()
+  const program = usageCommand('sockbuf')
     .description('Socket buffers done right on Linux, proven with measurements')
     .version(VERSION)
-    .showHelpAfterError()
-    .exitOverride()
-    // before the commands are added: each copies it
-    .configureOutput(CLI_OUTPUT);
+    .exitOverride();
   const names = command !== undefined && Object.hasOwn(COMMANDS, command) ? [command] : Object.keys(COMMANDS);
   for (const m of await Promise.all(names.map((n) => COMMANDS[n]()))) m.register(program);
   return program;
@@ -55,6 +54,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     // a name that did not resolve is said with the option that carried it; main.ts prints it (exit 3)
     if (err instanceof ResolveError && running) err.message = resolveMessage(running, err);
+    // a value a system call refused (bind EINVAL, EISDIR) is said with its option
+    const refused = running && optionRefused(running, err);
+    if (refused) throw refused;
     const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
     if (err instanceof CommanderError && done.includes(err.code)) return 0;
     throw err;

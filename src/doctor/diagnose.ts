@@ -5,7 +5,7 @@
 
 import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/limits.js';
+import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
 import {
   durationMs,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';

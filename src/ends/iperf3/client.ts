@@ -6,7 +6,7 @@
 
 import { EnvironmentError, UsageError } from '../../errors.js';
 import type { BufferSize } from '../../policy/buffers.js';
-import { checkWhole } from '../../policy/limits.js';
+import { checkWhole } from '../../policy/option-registry.js';
 import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
