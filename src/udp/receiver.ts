@@ -169,11 +169,6 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     return this.starting;
   }
 
-  /** Resolves once every reader thread is running (starts them). */
-  ready(): Promise<void> {
-    return this.start();
-  }
-
   /** Lets the process exit while the receiver is open (as dgram's socket.unref()). */
   unref(): this {
     this.referenced = false;

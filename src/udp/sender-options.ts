@@ -12,7 +12,7 @@ export const MAX_DATAGRAM = 65507;
 
 export interface UdpSenderOptions {
   /**
-   * Default destination, `HOST:PORT` or `{ host, port }` (a host name resolves once: await ready()).
+   * Default destination, `HOST:PORT` or `{ host, port }` (a host name is resolved once, before createUdpSender resolves).
    * The socket is connected to it, so a send without `to` goes there.
    */
   to?: string | HostPort;

@@ -22,7 +22,7 @@ import {
 } from './html-parts.js';
 import { count, MAX_FILES, MAX_LIST } from './limits.js';
 import { CSS, PAGE_SCRIPT } from './page-assets.js';
-import type { ResultsDocument, Verdict } from './results.js';
+import type { ResultsDocument, SeedVerdict } from './results.js';
 import { mergeResults, type Source, sources } from './sources.js';
 import { type Table, tables } from './tables.js';
 
@@ -58,7 +58,7 @@ interface Part extends Source {
   /** Prefix of its chart ids (several files draw the same charts). */
   prefix: string;
   tables: Table[];
-  verdicts: Verdict[];
+  verdicts: SeedVerdict[];
 }
 
 const link = (s: Seed) =>

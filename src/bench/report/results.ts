@@ -26,7 +26,7 @@ export interface ResultRow {
 
 export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped';
 
-export interface Verdict {
+export interface SeedVerdict {
   seed: string;
   /** The line people read: the status, our figures beside the seed's, and the criterion. */
   text: string;
@@ -48,7 +48,7 @@ export interface ResultsDocument {
   seconds?: number;
   results: ResultRow[];
   skipped?: { scenario: string; reason: string; seed?: string }[];
-  verdicts?: Verdict[];
+  verdicts?: SeedVerdict[];
   /** A merged document's files (sources.ts), each row then naming its file in `file`. */
   files?: unknown;
   [key: string]: unknown;

@@ -1,5 +1,5 @@
 // The five seeds in order, and their verdicts. Pure.
-import type { ResultsDocument, Verdict } from '../report/results.js';
+import type { ResultsDocument, SeedVerdict } from '../report/results.js';
 import { seed000 } from './000-osiris.js';
 import { seed001 } from './001-rocketmq.js';
 import { seed002 } from './002-otp-read-buffer.js';
@@ -12,7 +12,7 @@ export { entryCommand, type Seed, type SeedId, type SuiteEntry } from './seed.js
 export const SEEDS: Seed[] = [seed000, seed001, seed002, seed003, seed004];
 
 /** The verdict lines that the results support, seed by seed (a seed nothing measured has none). */
-export function verdicts(doc: ResultsDocument, seeds: Seed[] = SEEDS): Verdict[] {
+export function verdicts(doc: ResultsDocument, seeds: Seed[] = SEEDS): SeedVerdict[] {
   return judgeSeeds(doc, seeds);
 }
 

@@ -10,7 +10,8 @@ import { checkWhole } from '../../policy/limits.js';
 import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
-import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
+import type { Emit, Iperf3BlastResult } from '../end-events.js';
+import { openStreams, pump, ZeroSource } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
@@ -75,7 +76,7 @@ interface Stream {
 }
 
 /** Runs one test; resolves with this end's figures and the server's. */
-export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3BlastResult> {
   if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
     throw UsageError.invalid('size', opts.size, '1 B to 1M, as iperf3 -l');
   checkWhole('parallel', opts.parallel);

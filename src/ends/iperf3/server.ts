@@ -8,7 +8,7 @@ import type { BufferSize, TcpBufferReport } from '../../policy/buffers.js';
 import { fdOf, tcpCongestion } from '../../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../../tcp/connection.js';
 import { formatReader, type ReaderSpec } from '../../tcp/reader.js';
-import type { Emit } from '../tcp-source.js';
+import type { Emit, Iperf3SinkResult } from '../end-events.js';
 import { sendBlocks } from './blocks.js';
 import { ControlChannel } from './control.js';
 import {
@@ -69,8 +69,8 @@ const receivedBytes = (d: Data) => d.conn.reader.bytes - d.omitted.received;
 const sentBytes = (d: Data) => d.sent.bytes - d.omitted.sent;
 
 export class Iperf3Sink {
-  readonly done: Promise<Record<string, unknown>>;
-  private finish!: (r: Record<string, unknown>) => void;
+  readonly done: Promise<Iperf3SinkResult>;
+  private finish!: (r: Iperf3SinkResult) => void;
   private test: Test | undefined;
   /** The test in progress (run()), settled when it has ended. */
   private current: Promise<void> | undefined;
@@ -363,7 +363,7 @@ export class Iperf3Sink {
   }
 
   /** Stops accepting; resolves `done` once the test in progress has ended (at once with `abort`). */
-  async stop(abort = false): Promise<Record<string, unknown>> {
+  async stop(abort = false): Promise<Iperf3SinkResult> {
     if (abort) for (const d of this.test?.data ?? []) d.conn.socket.destroy();
     if (!this.stopping) {
       this.stopping = true;
