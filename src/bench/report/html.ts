@@ -43,7 +43,7 @@ export function chartLibrary(): string {
   return chartJs;
 }
 
-/** Every chart the page will draw, ours beside the thread's, seed by seed. */
+/** Every chart the page will draw, ours beside the thread's, seed by seed. @internal (exported for its test) */
 export function chartPairs(doc: ResultsDocument, seeds: Seed[]): { seed: string; pairs: ChartPair[] }[] {
   return seeds.map((s) => ({ seed: s.id, pairs: s.charts(doc) }));
 }

@@ -12,7 +12,7 @@ import { SCHEMA } from '../../sys/package.js';
 import { clip } from './limits.js';
 import { named } from './sources.js';
 
-export { mergeResults, type SourceFile, sources } from './sources.js';
+export { mergeResults } from './sources.js';
 export { SCHEMA };
 
 /** A string from input, fit for an error message: control characters escaped, cut when long. */

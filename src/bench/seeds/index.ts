@@ -21,7 +21,7 @@ export function suiteExitCode(doc: ResultsDocument): 0 | 1 {
   return (doc.verdicts ?? []).some((v) => v.status === 'not reproduced' || v.ok === false) ? 1 : 0;
 }
 
-/** The seed whose section shows a table (a scenario name, or `udp-max`). */
+/** The seed whose section shows a table (a scenario name, or `udp-max`). @internal (exported for its test) */
 export function seedOfTable(scenario: string, seeds: Seed[] = SEEDS): Seed | undefined {
   return seeds.find((s) => s.tables.includes(scenario));
 }
