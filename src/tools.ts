@@ -27,7 +27,6 @@ export type {
   RunOutput,
   Scenario,
 } from './bench/scenario.js';
-export { loadScenario, loadScenarios } from './bench/scenario-registry.js';
 export { SEEDS, type Seed } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
 export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
@@ -60,7 +59,6 @@ export { startTcpSink, TcpSink, type TcpSinkOptions } from './ends/tcp-sink.js';
 export { runTcpBlast, type TcpBlastOptions } from './ends/tcp-source.js';
 export { createUdpBlast, UdpBlast, type UdpBlastOptions, type UdpBlastResult } from './ends/udp-blast.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
-export { type SequenceReport, SequenceTracker } from './ends/udp-tracker.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
@@ -79,17 +77,11 @@ export {
   parsePacketRate,
   parseSize,
 } from './policy/units.js';
-export { ServeClient, ServeRefused } from './serve/client.js';
-export { runProbe } from './serve/probe.js';
-export type { ProbeResult, ProbeRun } from './serve/probe-figures.js';
-export { type ProbeOptions, probeHandler } from './serve/probe-http.js';
-export { ProtocolError } from './serve/protocol.js';
 export { type RemoteEndOptions, runRemoteEnd } from './serve/remote-end.js';
 export { type ServeHandle, type ServeOptions, startServer } from './serve/server.js';
 export { getMemInfo, type MemInfo } from './sys/meminfo.js';
 export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export { frameHeader } from './tcp/frame.js';
 export { AdaptiveSizer } from './tcp/sizer.js';
-export { createDgramReceiver, type DgramReceiver, type DgramReceiverOptions } from './udp/dgram-receiver.js';
 export type { OffloadOption } from './udp/offload.js';
 export { MAX_DATAGRAM } from './udp/sender.js';

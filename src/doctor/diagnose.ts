@@ -19,6 +19,7 @@ import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
 
+/** What diagnose takes: the bandwidth and RTT to size the buffers for, and the host to read. */
 export interface DiagnoseOptions {
   /** The link rate one stream should reach: bits per second, or a rate such as '10gbit' (default). */
   bandwidth?: number | string;
@@ -34,6 +35,7 @@ export interface DiagnoseOptions {
   history?: CheckHostOptions['history'];
 }
 
+/** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
 export interface Diagnosis extends HostCheck {
   targets: DoctorTargets;
   /** 1 when a finding is a problem (what `sockbuf doctor` exits with), else 0. */

@@ -36,6 +36,7 @@ export function dropCounters(h: Pick<HostValues, 'udp' | 'softnetDrops'>): Recor
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, number>;
 }
 
+/** The buffer sizes the doctor checks against, from bandwidth × RTT. */
 export interface DoctorTargets {
   bitsPerSecond: number;
   rttSeconds: number;
@@ -51,6 +52,7 @@ export type SysctlName = (typeof SYSCTLS)[number];
 export type FindingStatus = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing';
 export const PROBLEMS: readonly FindingStatus[] = ['low', 'off', 'drops'];
 
+/** One check of the host: the setting, its value, the status and the value recommended. */
 export interface Finding {
   /** The sysctl, counter ('Udp.RcvbufErrors', 'softnet.dropped') or feature ('UDP_SEGMENT'). */
   name: string;

@@ -18,6 +18,7 @@ import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';
 import { pump } from './tcp-source.js';
 
+/** What startTcpSink takes: where it listens, its reader and buffers, and what it does with the bytes. */
 export interface TcpSinkOptions {
   host: string;
   port: number;
@@ -45,6 +46,7 @@ type StartedOptions = Omit<TcpSinkOptions, 'farEnd'> & { farEnd?: FarEndLimits }
 /** A far end waits this long for a connection's hello before closing it. */
 const HELLO_SECONDS = 10;
 
+/** A TCP receiving end (`sockbuf sink tcp`): counts, verifies or echoes what each connection sends. */
 export class TcpSink {
   readonly done: Promise<TcpSinkResult>;
   private finish!: (r: TcpSinkResult) => void;

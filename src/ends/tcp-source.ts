@@ -109,6 +109,7 @@ export function pump(
   });
 }
 
+/** What runTcpBlast takes: the sink, the amount or duration, the message size, streams and direction. */
 export interface TcpBlastOptions {
   host: string;
   port: number;

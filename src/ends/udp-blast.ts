@@ -40,6 +40,7 @@ interface Flow {
   seq: number;
 }
 
+/** A UDP sending end (`sockbuf blast udp`): numbered datagrams at a rate, over one or more flows. */
 export class UdpBlast {
   readonly to: HostPort;
   readonly size: number;

@@ -5,6 +5,7 @@
 import { ADVICE, type Advice } from '../policy/advice.js';
 import { LIMITED_PCT } from './analyze.js';
 
+/** One Prometheus alerting rule of sockbuf's exporter. */
 export interface AlertRule {
   alert: string;
   expr: string;
@@ -13,6 +14,7 @@ export interface AlertRule {
   annotations: { summary: string; description: string };
 }
 
+/** A group of Prometheus rules, as a rules file holds it. */
 export interface RuleGroup {
   name: string;
   rules: AlertRule[];

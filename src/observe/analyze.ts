@@ -34,8 +34,10 @@ export function autotunedWscale(h: HostLimits): number {
   return Math.min(14, Math.max(0, Math.floor(Math.log2(space)) - 15));
 }
 
+/** The kinds of problem inspect flags on a socket. */
 export type FlagKind = 'rwnd-limited' | 'pinned-rcvbuf' | 'sndbuf-limited' | 'udp-drops';
 
+/** Something inspect found wrong with a socket: what, and how bad. */
 export interface Flag {
   kind: FlagKind;
   reason: string;

@@ -230,6 +230,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   });
 }
 
+/** What startExporter takes: where it listens, which sockets it reports and how it is protected. */
 export interface ExporterOptions extends SocketMetricsOptions {
   host?: string;
   port?: number;
@@ -247,6 +248,7 @@ export interface ExporterOptions extends SocketMetricsOptions {
   probe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
 }
 
+/** A running exporter (`sockbuf exporter`): its address, and close(). */
 export interface Exporter {
   /** http://host:port/metrics */
   url: string;

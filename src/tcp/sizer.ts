@@ -21,6 +21,7 @@ export interface SizerBounds {
   initial?: number;
 }
 
+/** The adaptive read-buffer size (seed 002): a full read doubles it, an EWMA of reads below a quarter halves it. */
 export class AdaptiveSizer {
   readonly min: number;
   readonly max: number;

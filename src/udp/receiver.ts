@@ -45,6 +45,7 @@ export interface AdoptedSocket {
   rcvbufReport: UdpRcvbufReport;
 }
 
+/** A batched UDP receiver: recvmmsg in a reader thread, one batch per call (what createUdpReceiver resolves with). */
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly host: string;
   readonly port: number;

@@ -57,6 +57,7 @@ const MAX_STAGING = 1024 * 1024;
 
 let openingOf: (s: UdpSender) => Promise<void> | undefined;
 
+/** A UDP sender of the caller's own datagrams: sendmmsg, GSO for runs of one size (what createUdpSender resolves with). */
 export class UdpSender {
   /** The default destination (connected), if one was given. */
   readonly to: HostPort | undefined;

@@ -5,6 +5,7 @@ import { udpKernelDrops } from './host.js';
 import type { UdpReceiver } from './receiver.js';
 import type { SendQueue } from './socket-send.js';
 
+/** A sockbuf/dgram socket's counts: received, sent, and the drops a node:dgram socket never tells. */
 export interface DgramSocketStats {
   /** Whether the reader thread runs (it starts once the socket is bound and has a 'message' or 'messages' listener). */
   reading: boolean;

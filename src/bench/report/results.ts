@@ -26,6 +26,7 @@ export interface ResultRow {
 
 export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped';
 
+/** What a seed's verdict says of a results document: reproduced, not reproduced or not measured, and why. */
 export interface SeedVerdict {
   seed: string;
   /** The line people read: the status, our figures beside the seed's, and the criterion. */
@@ -38,6 +39,7 @@ export interface SeedVerdict {
   criterion?: string;
 }
 
+/** A sockbuf.v1 results document (`--json`, `--out`): the command, its parameters, the host and the rows. */
 export interface ResultsDocument {
   schema: typeof SCHEMA;
   version: string;

@@ -9,6 +9,7 @@ import { judgeSeeds, type Seed } from './seed.js';
 
 export { entryCommand, type Seed, type SeedId, type SuiteEntry } from './seed.js';
 
+/** The seeds (the source threads sockbuf answers), each with its tables, points and verdict. */
 export const SEEDS: Seed[] = [seed000, seed001, seed002, seed003, seed004];
 
 /** The verdict lines that the results support, seed by seed (a seed nothing measured has none). */

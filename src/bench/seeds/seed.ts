@@ -32,6 +32,7 @@ export interface SuiteEntry {
   needs?: { command: string; package: string }[];
 }
 
+/** One seed: a source thread's claim, the points that measure it and how its verdict is reached. */
 export interface Seed {
   id: SeedId;
   title: string;

@@ -26,6 +26,7 @@ import {
 } from './protocol.js';
 import { limitedShare, streamSummary } from './summary.js';
 
+/** What runIperf3Blast takes: the iperf3 server, the test's length, size, streams and direction. */
 export interface Iperf3BlastOptions {
   host: string;
   port: number;

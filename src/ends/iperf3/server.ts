@@ -25,6 +25,7 @@ import {
 } from './protocol.js';
 import { limitedShare, streamSummary } from './summary.js';
 
+/** What an iperf3 sink takes: where it listens, its reader and buffers, and whether it serves one test. */
 export interface Iperf3SinkOptions {
   host: string;
   port: number;
@@ -68,6 +69,7 @@ const congestionOf = (t: Test) => (t.data[0] ? tcpCongestion(t.data[0].conn.sock
 const receivedBytes = (d: Data) => d.conn.reader.bytes - d.omitted.received;
 const sentBytes = (d: Data) => d.sent.bytes - d.omitted.sent;
 
+/** A receiving end that stock iperf3 clients test against (`sockbuf sink tcp --iperf3`). */
 export class Iperf3Sink {
   readonly done: Promise<Iperf3SinkResult>;
   private finish!: (r: Iperf3SinkResult) => void;
