@@ -65,7 +65,7 @@ export function renderTable(results: PointResult[], columns?: Column[]): string 
       return `${text} ±${spread}%`;
     }),
   ]);
-  const runs = Math.max(0, ...results.map((r) => r.runs.length));
+  const runs = results.reduce((a, r) => Math.max(a, r.runs.length), 0);
   // with repeats, the coefficient of variation of the first figure (seed 000's tables give one)
   const first = cols[0]?.key;
   if (runs > 1 && first !== undefined)

@@ -188,7 +188,8 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     const term = ends.receiverStop === 'term';
     if (term && rx.running) rx.signal('SIGTERM');
     await Promise.race([rx.closed, interrupted]);
-    const rxOk = rx.out.code === 0 || (term && rx.out.signal === 'SIGTERM');
+    // a receiver stopped by SIGTERM exits 143 (every sockbuf command does) or dies of it
+    const rxOk = rx.out.code === 0 || (term && (rx.out.code === 143 || rx.out.signal === 'SIGTERM'));
     if (!rxOk) throw failed(rx, 'after the sender finished');
     return { receiver: rx.out, sender: tx.out, seconds: (performance.now() - t0) / 1000 };
   } finally {

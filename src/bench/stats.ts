@@ -27,8 +27,9 @@ export function columnStats(rows: Row[]): ColumnStats {
   const out: ColumnStats = { median: {}, min: {}, max: {} };
   for (const [k, vs] of cols) {
     out.median[k] = median(vs);
-    out.min[k] = Math.min(...vs);
-    out.max[k] = Math.max(...vs);
+    // loops, not spreads: any number of runs
+    out.min[k] = vs.reduce((a, v) => Math.min(a, v), Number.POSITIVE_INFINITY);
+    out.max[k] = vs.reduce((a, v) => Math.max(a, v), Number.NEGATIVE_INFINITY);
   }
   return out;
 }

@@ -154,7 +154,11 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
         }
         rows.push(row);
       }
-      ran.push({ id: e.id, command: entryCommand(e, full), seconds: round((performance.now() - t) / 1000) });
+      ran.push({
+        id: e.id,
+        command: entryCommand(e, full, repeat),
+        seconds: round((performance.now() - t) / 1000),
+      });
     } catch (err) {
       if (err instanceof RunFailure || err instanceof EnvironmentError) {
         skip(e, `${err instanceof RunFailure ? 'failed' : 'refused'}: ${firstLine(err.message)}`, 'fail');

@@ -7,12 +7,13 @@ import {
   formatBitRate,
   formatDuration,
   formatSize,
-  parseCount,
   parsePositiveDuration,
   parseSize,
 } from '../policy/units.js';
+import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 import { registerBlastUdp } from './udp.js';
 
 export function register(program: Command): Command {
@@ -29,7 +30,7 @@ export function register(program: Command): Command {
       '--write-hwm <size>',
       "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
     )
-    .option('--parallel <n>', 'streams', '1')
+    .addOption(declared('parallel', 'streams'))
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
     .option('--interval <duration>', 'report every', '1s')
@@ -48,9 +49,9 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
+      const signals = stopSignals();
       const result = await runTcpBlast(
         {
           host: to.host,
@@ -60,18 +61,25 @@ export function register(program: Command): Command {
           size,
           sndbuf,
           writableHighWaterMark,
-          parallel,
+          parallel: Number(o.parallel),
           reverse: Boolean(o.reverse),
           raw: Boolean(o.raw),
           intervalSeconds: interval,
           // a serve test's far end wants its secret; from the environment, never argv
           secret: process.env.SOCKBUF_SECRET || undefined,
+          stop: signals.signal,
         },
         out,
-      );
+      ).finally(() => signals.dispose());
       out('result', result);
       // reverse: what arrived was verified; a mismatch or a stream cut short is a problem found
       if (Number(result.mismatches ?? 0) > 0 || Number(result.errors ?? 0) > 0) process.exitCode = 1;
+      // a receiver that never accepted, stopped reading or never closed: the run did not complete
+      if (result.stalled !== undefined) {
+        process.stderr.write(`sockbuf: blast tcp: ${result.stalled}\n`);
+        process.exitCode = 1;
+      }
+      signals.dispose(); // after a signal: exit 130 or 143
     });
   registerBlastUdp(blast);
   return blast;
@@ -81,5 +89,6 @@ function human(event: string, f: Record<string, unknown>): string {
   const n = (k: string) => Number(f[k] ?? 0);
   const rate = formatBitRate(n('bytesPerSecond') * 8);
   if (event === 'interval') return `${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}`;
-  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)`;
+  const cut = f.interrupted ? `; stopped by ${f.interrupted}` : f.stalled ? `; stalled: ${f.stalled}` : '';
+  return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)${cut}`;
 }

@@ -10,12 +10,12 @@ import {
   formatBitRate,
   formatDuration,
   formatSize,
-  parseCount,
   parsePositiveDuration,
   parseSize,
 } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -30,6 +30,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
   const seconds = parsePositiveDuration(String(o.duration ?? '10s'), '--duration');
   const size = parseSize(String(o.size), '--size');
   const out = lineWriter(Boolean(o.json), human);
+  const signals = stopSignals();
   const result = await runIperf3Blast(
     {
       host: to.host,
@@ -37,13 +38,19 @@ export async function blastIperf3(o: Opts): Promise<void> {
       seconds,
       size,
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
-      parallel: parseCount(String(o.parallel), '--parallel', 0),
+      parallel: Number(o.parallel),
       reverse: Boolean(o.reverse),
       intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
+      signal: signals.signal,
     },
     out,
-  );
-  out('result', result);
+  ).catch((err) => {
+    if (signals.received === undefined) throw err;
+    return undefined; // stopped by a signal: iperf3's test has no result to give
+  });
+  if (result) out('result', result);
+  else process.stderr.write(`sockbuf: blast tcp --iperf3: stopped by ${signals.received}\n`);
+  signals.dispose(); // after a signal: exit 130 or 143
 }
 
 const pct = (v: unknown) => (typeof v === 'number' ? `${v.toFixed(1)} %` : 'n/a');
@@ -101,9 +108,7 @@ export async function sinkIperf3(o: Opts): Promise<void> {
     out,
   );
   // the handlers first: a peer may signal as soon as it reads the ready line
-  const stop = () => void sink.stop(true);
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  const signals = stopSignals(() => void sink.stop(true));
   out('ready', {
     host: sink.server.host,
     port: sink.server.port,
@@ -111,10 +116,9 @@ export async function sinkIperf3(o: Opts): Promise<void> {
     buffers: sink.server.buffers,
   });
   const result = await sink.done;
-  process.off('SIGTERM', stop);
-  process.off('SIGINT', stop);
   out('result', result);
   if (Number(result.errors) > 0) process.exitCode = 1;
+  signals.dispose(); // after a signal: exit 130 or 143
 }
 
 function sinkHuman(event: string, f: Record<string, unknown>): string {

@@ -22,15 +22,6 @@ export function printableText(text: string): string {
   return text.split('\n').map(printable).join('\n');
 }
 
-/**
- * commander's output for every command: its own errors quote what was typed (`unknown option '…'`,
- * `argument '…' is invalid`), so each is one line with its control characters shown escaped.
- */
-export const CLI_OUTPUT = {
-  writeErr: (s: string) => process.stderr.write(s),
-  outputError: (s: string, write: (s: string) => void) => write(`${printable(s.replace(/\n$/, ''))}\n`),
-};
-
 export function lineWriter(
   json: boolean,
   human: (event: string, f: Record<string, unknown>) => string,
@@ -58,5 +49,7 @@ export function outputFileProblem(file: string, option: string): string | undefi
     return `invalid value for ${option}: '${file}' (the folder ${dir} does not exist)`;
   }
   if (!st.isDirectory()) return `invalid value for ${option}: '${file}' (${dir} is not a folder)`;
+  const target = statSync(file, { throwIfNoEntry: false });
+  if (target?.isDirectory()) return `invalid value for ${option}: '${file}' (a folder: expected a file name)`;
   return undefined;
 }

@@ -31,6 +31,7 @@ const FLAGS: Record<string, string> = {
   'exporter duration': '--probe-duration',
   'exporter maxDuration': '--probe-max-duration',
   'exporter maxConcurrent': '--probe-max-concurrent',
+  'exporter webConfigFile': '--web.config.file',
 };
 const command = process.argv[2];
 

@@ -1,6 +1,6 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { ResolveError } from '../errors.js';
 import { VERSION } from '../sys/package.js';
 import { register as registerBench } from './bench.js';
@@ -9,21 +9,20 @@ import { register as registerDoctor } from './doctor.js';
 import { register as registerExporter } from './exporter.js';
 import { register as registerInspect } from './inspect.js';
 import { register as registerLab } from './lab.js';
-import { CLI_OUTPUT } from './lines.js';
 import { resolveMessage } from './names.js';
+import { optionRefused } from './os-errors.js';
 import { register as registerRemote } from './remote.js';
 import { register as registerReport } from './report.js';
 import { register as registerServe } from './serve.js';
 import { register as registerSink } from './sink.js';
+import { usageCommand } from './usage.js';
 
 export function buildProgram(): Command {
-  const program = new Command('sockbuf')
+  // usage errors are one line each (usage.ts); exitOverride: help and version return to run()
+  const program = usageCommand('sockbuf')
     .description('Socket buffers done right on Linux, proven with measurements')
     .version(VERSION)
-    .showHelpAfterError()
-    .exitOverride()
-    // before the commands are added: each copies it
-    .configureOutput(CLI_OUTPUT);
+    .exitOverride();
   registerSink(program);
   registerBlast(program);
   registerBench(program);
@@ -54,6 +53,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     // a name that did not resolve is said with the option that carried it; main.ts prints it (exit 3)
     if (err instanceof ResolveError && running) err.message = resolveMessage(running, err);
+    // a value a system call refused (bind EINVAL, EISDIR) is said with its option
+    const refused = running && optionRefused(running, err);
+    if (refused) throw refused;
     const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
     if (err instanceof CommanderError && done.includes(err.code)) return 0;
     throw err;

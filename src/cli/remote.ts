@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { printable } from '../policy/printable.js';
 import { parseServer, runRemoteEnd } from '../serve/remote-end.js';
+import { stopSignals } from './signals.js';
 
 export function register(program: Command): void {
   program
@@ -13,11 +14,8 @@ export function register(program: Command): void {
     .argument('<command...>', 'the far end after --, e.g. -- sink tcp --reader adaptive')
     .option('--token <token>', 'the token serve was started with (or SOCKBUF_TOKEN)')
     .action(async (server: string, command: string[], o: { token?: string }) => {
-      const ac = new AbortController();
-      const stop = () => ac.abort();
-      // `on`, not `once`: a signal arriving again must not fall through to the default (death)
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+      // a signal stops the test (the far end's results are still printed when they come in time)
+      const signals = stopSignals();
       try {
         const outcome = await runRemoteEnd({
           server: parseServer(server, '<server>'),
@@ -26,12 +24,16 @@ export function register(program: Command): void {
           // lines from another host: no control character of theirs reaches this terminal
           print: (line) => process.stdout.write(`${printable(line)}\n`),
           warn: (line) => process.stderr.write(`${printable(line)}\n`),
-          signal: ac.signal,
+          signal: signals.signal,
         });
         process.exitCode = typeof outcome === 'number' ? outcome : outcome === 'SIGTERM' ? 0 : 1;
+      } catch (err) {
+        // stopped before the far end answered: said, and the exit is the signal's
+        if (signals.received === undefined) throw err;
+        const why = err instanceof Error && err.message !== signals.received ? `: ${err.message}` : '';
+        process.stderr.write(`sockbuf: remote: stopped by ${signals.received}${printable(why)}\n`);
       } finally {
-        process.off('SIGTERM', stop);
-        process.off('SIGINT', stop);
+        signals.dispose(); // after a signal: exit 130 or 143
       }
     });
 }

@@ -13,6 +13,7 @@ import {
 import { parseReader } from '../tcp/reader.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 import { registerSinkUdp } from './udp.js';
 
 export function register(program: Command): Command {
@@ -68,14 +69,11 @@ export function register(program: Command): Command {
         },
         out,
       );
-      // the handlers first: a peer may signal as soon as it reads the ready line
-      const stop = () => void sink.stop();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      // the handlers first: a peer may signal as soon as it reads the ready line; a signal closes the
+      // connections in progress at once (each reported with what it had)
+      const signals = stopSignals((sig) => void sink.stop(sig));
       out('ready', { host: sink.server.host, port: sink.server.port, buffers: sink.server.buffers });
       const result = await sink.done;
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
       out('result', result);
       // with --verify, a mismatch, a connection that ended in error or one whose bytes could not be
       // checked (a plain stream: nothing was verified) is a problem found
@@ -86,6 +84,7 @@ export function register(program: Command): Command {
         process.exitCode = 1;
       // a far end that cut its test at one of serve's caps
       if (result.stopped !== undefined) process.exitCode = 1;
+      signals.dispose(); // after a signal: exit 130 or 143
     });
   registerSinkUdp(sink);
   return sink;
@@ -105,8 +104,8 @@ function human(event: string, f: Record<string, unknown>): string {
     case 'refused':
       return `[conn ${f.conn}] refused: ${f.reason}`;
     case 'connection':
-      return `[conn ${f.conn}]${f.plain ? ' plain stream' : ''} ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.unverified ? `; not verified: ${f.unverified}` : ''}${f.error ? `; error: ${f.error}` : ''}`;
+      return `[conn ${f.conn}]${f.plain ? ' plain stream' : ''} ended: ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}, ${n('reads')} reads, mean ${formatSize(Math.round(n('meanReadBytes')))}${f.mismatches !== undefined ? `, ${f.frames} frames, ${f.mismatches} mismatches` : ''}${f.unverified ? `; not verified: ${f.unverified}` : ''}${f.error ? `; error: ${f.error}` : ''}${f.interrupted ? `; cut by ${f.interrupted}` : ''}`;
     default:
-      return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.frames} frames verified, ${f.mismatches} mismatches` : ''}${n('unverified') ? `, ${n('unverified')} ${n('unverified') === 1 ? 'connection' : 'connections'} NOT verified` : ''}`;
+      return `${event}: ${f.connections} connections, ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate}${f.mismatches !== undefined ? `, ${f.frames} frames verified, ${f.mismatches} mismatches` : ''}${n('unverified') ? `, ${n('unverified')} ${n('unverified') === 1 ? 'connection' : 'connections'} NOT verified` : ''}${n('errors') ? `, ${n('errors')} ended in error` : ''}${f.interrupted ? `; stopped by ${f.interrupted} (${n('interruptedConnections')} cut)` : ''}`;
   }
 }

@@ -1,31 +1,24 @@
 // `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpBlast(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { createUdpBlast, parseSendRate } from '../ends/udp-blast.js';
 import { runUdpSink } from '../ends/udp-sink.js';
 import { UsageError } from '../errors.js';
 import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseCount,
-  parseDuration,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parseDuration, parseSize } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
+import { declared } from './declared.js';
 import { lineWriter } from './lines.js';
+import { stopSignals } from './signals.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
 const event = lineWriter(true, () => '');
 
-function offload(value: string | boolean | undefined, option: string): OffloadOption {
-  if (value === undefined) return 'auto';
-  if (value === true || value === 'on') return true;
-  if (value === 'off') return false;
-  if (value === 'auto') return 'auto';
-  throw UsageError.invalid(option, value, 'on, off or auto');
+/** --gro / --gso (one of the declared choices, or true when given alone) as the library takes it. */
+function offload(value: string | boolean): OffloadOption {
+  return value === true || value === 'on' ? true : value === 'off' ? false : 'auto';
 }
 
 function printPairs(pairs: [string, string][]): void {
@@ -33,27 +26,14 @@ function printPairs(pairs: [string, string][]): void {
   process.stdout.write(`${pairs.map(([k, v]) => `${k.padEnd(w)}  ${printable(v)}`).join('\n')}\n`);
 }
 
-/** SIGINT/SIGTERM end the run early: the end still prints its result. */
-function stopSignal(): AbortSignal {
-  const ac = new AbortController();
-  const stop = () => ac.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return ac.signal;
-}
-
 export function registerSinkUdp(sink: Command): void {
   sink
     .command('udp')
     .description('receive UDP datagrams and count every loss: kernel, userspace, truncated, sequence gaps')
     .requiredOption('--listen <[host:]port>', 'address to listen on (port 0: any)')
-    .addOption(
-      new Option('--receiver <kind>', 'batch (recvmmsg reader thread) or dgram (node:dgram)')
-        .choices(['batch', 'dgram'])
-        .default('batch'),
-    )
-    .option('--sockets <n>', 'sockets on the port with SO_REUSEPORT (help only with many flows)', '1')
-    .option('--batch <n>', 'messages per recvmmsg', '64')
+    .addOption(declared('receiver'))
+    .addOption(declared('sockets'))
+    .addOption(declared('batch', 'messages per recvmmsg'))
     .option(
       '--slot <size>',
       'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
@@ -63,15 +43,8 @@ export function registerSinkUdp(sink: Command): void {
       '--rcvbuf <size>',
       'receive buffer target as getsockopt reports it (default 8MiB; 256MiB with GRO)',
     )
-    .addOption(
-      new Option(
-        '--on-full <mode>',
-        'when the ring is full: wait (the kernel buffer absorbs the burst) or drop',
-      )
-        .choices(['drop', 'wait'])
-        .default('wait'),
-    )
-    .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
+    .addOption(declared('onFull'))
+    .addOption(declared('gro'))
     .option('--duration <duration>', 'stop after this long')
     .option(
       '--idle <duration>',
@@ -84,6 +57,15 @@ export function registerSinkUdp(sink: Command): void {
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
+      // node:dgram reads each datagram into a buffer of its own size: a slot size means nothing to it
+      if (o.receiver === 'dgram' && o.slot !== undefined)
+        throw UsageError.conflict(
+          '--receiver dgram',
+          '--slot',
+          'node:dgram has no slots: a datagram is read whole, whatever its size',
+        );
+      // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
+      const signals = stopSignals();
       // the library's plain numbers are milliseconds
       const ms = (v: string | undefined, flag: string) =>
         v === undefined ? undefined : parseDuration(v, flag) * 1e3;
@@ -93,17 +75,17 @@ export function registerSinkUdp(sink: Command): void {
         {
           listen,
           receiver: o.receiver,
-          sockets: parseCount(o.sockets, '--sockets', 0),
-          batch: parseCount(o.batch, '--batch', 0),
+          sockets: o.sockets,
+          batch: o.batch,
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
           coalesce: ms(o.coalesce, '--coalesce'),
           rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),
           onFull: o.onFull,
-          gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
+          gro: o.receiver === 'dgram' ? false : offload(o.gro ?? OPTIONS.gro.default),
           duration,
           idle,
           warmUp: ms(o.warmUp, '--warm-up'),
-          signal: stopSignal(),
+          signal: signals.signal,
           // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
           farEnd: 'env',
         },
@@ -145,6 +127,22 @@ export function registerSinkUdp(sink: Command): void {
     });
 }
 
+/** Why a blast udp run measured nothing or sent into nothing, or undefined when it did its job. */
+function blastProblem(
+  r: { sent: number; sendErrors: number; sendErrorsByCode: Record<string, number> },
+  rate: string,
+  duration: string,
+  to: string,
+): string | undefined {
+  const refused = r.sendErrorsByCode.ECONNREFUSED ?? 0;
+  if (r.sent === 0 && r.sendErrors === 0)
+    return `no datagram was sent in --duration ${duration} (--rate ${rate} is too slow for it): nothing was measured`;
+  if (r.sent === 0) return `every send failed (${JSON.stringify(r.sendErrorsByCode)}): nothing was measured`;
+  if (refused > 0)
+    return `${refused} sends were refused (ECONNREFUSED): nothing listens on ${to}, so what was sent went nowhere`;
+  return undefined;
+}
+
 export function registerBlastUdp(blast: Command): void {
   blast
     .command('udp')
@@ -153,28 +151,36 @@ export function registerBlastUdp(blast: Command): void {
     .option('--rate <rate>', "datagrams/s (100k), payload bit rate (500mbit), or 'max'", 'max')
     .option('--size <size>', 'payload bytes per datagram (24 or more to carry a sequence number)', '64')
     .option('--duration <duration>', 'how long to send', '10s')
-    .option('--flows <n>', 'sockets with distinct source ports', '1')
-    .option('--batch <n>', 'messages per sendmmsg', '32')
+    .addOption(declared('flows'))
+    .addOption(declared('blastBatch'))
     .option('--sndbuf <size>', 'SO_SNDBUF to ask for (default: the kernel default)')
-    .option('--gso [mode]', 'UDP_SEGMENT: on, off or auto (default off)')
+    .addOption(declared('gso'))
     .option('--json', 'JSON lines on stdout: result')
     .action(async (o) => {
       const to = parseTo(o.to);
       const size = parseSize(o.size, '--size');
       parseSendRate(o.rate, size, '--rate');
       const duration = parseDuration(o.duration, '--duration');
+      // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
+      const signals = stopSignals();
       const sender = createUdpBlast({
         to,
         size,
         rate: o.rate,
-        flows: parseCount(o.flows, '--flows', 0),
-        batch: parseCount(o.batch, '--batch', 0),
+        flows: o.flows,
+        batch: o.batch,
         sndbuf: o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, '--sndbuf'),
-        gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
+        gso: offload(o.gso ?? OPTIONS.gso.default),
       });
       try {
-        const r = await sender.run({ duration: duration * 1e3, signal: stopSignal() });
+        const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });
         await sender.sendTrailer();
+        // a run that measured nothing, or whose datagrams went nowhere, says why and exits 1
+        const problem = blastProblem(r, o.rate, o.duration, formatHostPort(to));
+        if (problem) {
+          process.stderr.write(`sockbuf: blast udp: ${printable(problem)}\n`);
+          process.exitCode = 1;
+        }
         if (o.json) return event('result', { to: formatHostPort(to), sndbuf: sender.sndbuf, ...r });
         printPairs([
           ['sent', `${r.sent} datagrams of ${r.size} B in ${formatDuration(r.seconds)}`],

@@ -5,7 +5,7 @@
 
 import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/limits.js';
+import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
 import {
   durationMs,
@@ -18,6 +18,7 @@ import {
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
+import { formatSocketFindings, type SocketFinding, socketFindings } from './sockets.js';
 
 /** What diagnose takes: the bandwidth and RTT to size the buffers for, and the host to read. */
 export interface DiagnoseOptions {
@@ -33,6 +34,11 @@ export interface DiagnoseOptions {
   sample?: number | string;
   /** false: no history (counters since boot); a path: that history file. Default: one per proc root. */
   history?: CheckHostOptions['history'];
+  /**
+   * List this host's pinned sockets carrying load and stalled readers (two sock_diag samples 0.5 s
+   * apart). Default: true unless a proc root is given (a copied /proc tree has no live sockets).
+   */
+  sockets?: boolean;
 }
 
 /** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
@@ -46,7 +52,13 @@ export interface Diagnosis extends HostCheck {
   document(): Record<string, unknown>;
   /** An /etc/sysctl.d file that sets every recommended value. */
   sysctlConf(): string;
+  /** The sockets section's findings (information: they do not change the exit code); undefined when not looked at. */
+  sockets?: SocketFinding[];
 }
+
+/** Past these a value cannot be meant (the fastest links carry a few Tbit/s; an RTT past a minute is no network's). */
+export const MAX_BANDWIDTH_BITS = 10e12;
+export const MAX_RTT_SECONDS = 60;
 
 /** The targets from the options, each checked (UsageError naming the option and the value). */
 export function doctorTargets(
@@ -58,8 +70,10 @@ export function doctorTargets(
     rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
     udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
   };
-  if (!(t.bitsPerSecond > 0)) throw UsageError.invalid('bandwidth', bandwidth, 'more than 0');
-  if (!(t.rttSeconds > 0)) throw UsageError.invalid('rtt', o.rtt, 'more than 0');
+  if (!(t.bitsPerSecond > 0 && t.bitsPerSecond <= MAX_BANDWIDTH_BITS))
+    throw UsageError.invalid('bandwidth', bandwidth, 'more than 0 and at most 10tbit');
+  if (!(t.rttSeconds > 0 && t.rttSeconds <= MAX_RTT_SECONDS))
+    throw UsageError.invalid('rtt', o.rtt, 'more than 0 and at most 1m');
   if (!isBufferSize(t.udpRcvbufBytes))
     throw UsageError.invalid('udpRcvbuf', o.udpRcvbuf, BUFFER_BYTES.expected);
   return t;
@@ -71,11 +85,16 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
   if (o.procRoot === '') throw UsageError.invalid('procRoot', ``, 'a folder');
   const check = await checkHost({ targets, procRoot: o.procRoot, sample: o.sample, history: o.history });
   const { findings, procRoot, host } = check;
+  const look = o.sockets ?? (o.procRoot === undefined && !process.env.SOCKBUF_PROC_ROOT);
+  const sockets = look ? await socketFindings().catch(() => undefined) : undefined;
   return {
     ...check,
     targets,
+    sockets,
     exitCode: exitCode(findings),
-    text: () => formatFindings(findings, targets, host.procSysReadOnly),
+    text: () =>
+      formatFindings(findings, targets, host.procSysReadOnly) +
+      (sockets ? `\n${formatSocketFindings(sockets).join('\n')}\n` : ''),
     document: () => ({
       schema: SCHEMA,
       version: VERSION,
@@ -84,6 +103,7 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
       host: hostInfo(procRoot),
       // scenario: 'doctor' makes each row a row of the sockbuf.v1 schema
       results: findings.map((f) => ({ scenario: 'doctor', ...f })),
+      ...(sockets ? { sockets } : {}),
     }),
     sysctlConf: () =>
       sysctlConf(

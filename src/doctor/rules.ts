@@ -80,11 +80,28 @@ export function roundUp(n: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 }
 
+/** The most an int sysctl takes (rmem_max, wmem_max, tcp_rmem's, netdev_max_backlog): INT_MAX. */
+export const SYSCTL_INT_MAX = 2 ** 31 - 1;
+
+/** The round figure to recommend for an int sysctl: never above what the kernel accepts. */
+export const recommend = (target: number): number => Math.min(roundUp(target), SYSCTL_INT_MAX);
+
+/** Said when even the largest value the kernel takes falls short of the target. */
+const beyond = (target: number) =>
+  target > SYSCTL_INT_MAX
+    ? `; the kernel takes at most ${SYSCTL_INT_MAX} here, so no setting reaches the target: one stream cannot carry this bandwidth at this RTT`
+    : '';
+
 /** A value against its target: ok, or low with the round figure to recommend. */
 const min = (v: number, target: number, ok: string, low: string) =>
   v >= target
     ? { target, status: 'ok' as const, explanation: ok }
-    : { target, status: 'low' as const, explanation: low, recommended: String(roundUp(target)) };
+    : {
+        target,
+        status: 'low' as const,
+        explanation: low + beyond(target),
+        recommended: String(recommend(target)),
+      };
 
 /** All findings for a host against targets. Pure. */
 export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
@@ -142,8 +159,8 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
         : {
             target: `${v[0]} ${v[1]} ${target}`,
             status: 'low',
-            explanation: what,
-            recommended: `${v[0]} ${v[1]} ${roundUp(target)}`,
+            explanation: what + beyond(target),
+            recommended: `${v[0]} ${v[1]} ${recommend(target)}`,
           };
     });
   }
@@ -195,7 +212,12 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
       `${perMs} packets of 1500 bytes arrive per millisecond`;
     return v >= target
       ? { target, status: 'ok', explanation: what }
-      : { target, status: 'low', explanation: what, recommended: String(Math.ceil(target / 1000) * 1000) };
+      : {
+          target,
+          status: 'low',
+          explanation: what + beyond(target),
+          recommended: String(Math.min(Math.ceil(target / 1000) * 1000, SYSCTL_INT_MAX)),
+        };
   });
   const PAGE = h.pageSize ?? 4096;
   three('net.ipv4.udp_mem', (v) => {

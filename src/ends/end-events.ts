@@ -80,6 +80,8 @@ export type ConnectionEvent = TcpStats &
     frames?: number;
     mismatches?: number;
     error?: string;
+    /** Closed by stop(now): the reason (`SIGINT` …). */
+    interrupted?: string;
     buffers?: TcpBufferReport;
   };
 
@@ -157,7 +159,12 @@ export interface TcpBlastResult extends LimitedShare {
   bytes: number;
   seconds: number;
   bytesPerSecond: number;
-  cpuSeconds: number;
+  /** CPU time of this process over the run (absent when no stream opened). */
+  cpuSeconds?: number;
+  /** Why the run was cut short by a stop (`SIGINT` …), when it was. */
+  interrupted?: string;
+  /** Why the run was ended at its deadline (a receiver that never accepted, read or closed), when it was. */
+  stalled?: string;
   perStream: TcpBlastStream[];
 }
 
@@ -178,6 +185,9 @@ export interface TcpSinkResult {
   refused?: number;
   /** Why a far end stopped (a cap), when it did. */
   stopped?: string;
+  /** Why stop() closed the connections at once (`SIGINT` …), and how many it cut. */
+  interrupted?: string;
+  interruptedConnections?: number;
 }
 
 /** What runIperf3Blast resolves with: this end's figures and what the iperf3 server reported. */

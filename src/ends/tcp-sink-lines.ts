@@ -22,6 +22,8 @@ export interface Conn {
   echoed?: number;
   /** Why the sink itself closed it (a far end's refusal), if it did. */
   refused?: string;
+  /** The sink was stopped at once (SIGINT/SIGTERM) while this connection was open: why. */
+  interrupted?: string;
   sent: number;
   lastBytes: number;
   lastReads: number;
@@ -71,9 +73,13 @@ export function connectionLine(
   const st = c.conn.stats();
   const r = st.reader;
   let error = c.conn.error?.message;
-  if (!error && c.decoder?.partial) error = 'the stream ended in the middle of a frame';
-  if (!error && !c.hello && !c.plain && !echo) error = 'the connection closed before a hello';
-  if (!error && c.verifier) error = c.verifier.finish();
+  // cut by the sink itself (stopped at once): what it had is reported, nothing is blamed on the peer
+  const cut = !error && c.interrupted !== undefined;
+  if (!error && !cut) {
+    if (c.decoder?.partial) error = 'the stream ended in the middle of a frame';
+    else if (!c.hello && !c.plain && !echo) error = 'the connection closed before a hello';
+    else if (c.verifier) error = c.verifier.finish();
+  }
   const line = {
     conn: c.id,
     test: c.hello?.test,
@@ -90,6 +96,7 @@ export function connectionLine(
     ...(c.verifier ? { frames: c.verifier.frames, mismatches: c.verifier.mismatches } : {}),
     ...(c.echoed !== undefined ? { frames: c.echoed } : {}),
     ...(error ? { error } : {}),
+    ...(cut ? { interrupted: c.interrupted } : {}),
     ...st,
   };
   return { line, error };

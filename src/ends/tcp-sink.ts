@@ -68,12 +68,15 @@ export class TcpSink {
     errors: 0,
     refused: 0,
     unverified: 0,
+    interrupted: 0,
   };
   private last = performance.now();
   /** Far end: bytes either way still allowed (shared by every connection), and the test's streams. */
   private readonly budget = { left: Number.POSITIVE_INFINITY };
   private streams = 0;
   private stopped: string | undefined;
+  /** Why the sink was stopped at once (stop(reason)), if it was. */
+  private interrupted: string | undefined;
   private farTimer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -351,6 +354,7 @@ export class TcpSink {
     t.mismatches += c.verifier?.mismatches ?? 0;
     if (c.unverified) t.unverified++;
     if (error) t.errors++;
+    if (c.interrupted !== undefined && !error) t.interrupted++;
     this.emit('connection', line);
     if (this.opts.once && c.hello && c.hello.test === this.firstTest) {
       this.firstTestEnded++;
@@ -361,8 +365,19 @@ export class TcpSink {
     if (this.stopping && this.conns.size === 0) this.end();
   }
 
-  /** Stops accepting; resolves `done` once the connections in progress have ended. */
-  async stop(): Promise<TcpSinkResult> {
+  /**
+   * Stops accepting; resolves `done` once the connections in progress have ended. With `now` (why:
+   * `SIGINT`, `SIGTERM` …) they are closed at once instead: each is reported with what it had and
+   * `interrupted`, and so is the result.
+   */
+  async stop(now?: string): Promise<TcpSinkResult> {
+    if (now !== undefined && this.interrupted === undefined) {
+      this.interrupted = now;
+      for (const c of this.conns) {
+        c.interrupted = now;
+        c.conn.socket.destroy();
+      }
+    }
     if (!this.stopping) {
       this.stopping = true;
       void this.server.close();
@@ -391,6 +406,9 @@ export class TcpSink {
       errors: t.errors,
       ...(this.opts.farEnd ? { refused: t.refused } : {}),
       ...(this.stopped ? { stopped: this.stopped } : {}),
+      ...(this.interrupted === undefined
+        ? {}
+        : { interrupted: this.interrupted, interruptedConnections: t.interrupted }),
     });
   }
 }

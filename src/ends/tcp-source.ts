@@ -6,9 +6,9 @@
 
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
-import { UsageError } from '../errors.js';
+import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -132,7 +132,19 @@ export interface TcpBlastOptions {
   secret?: string;
   /** Aborting closes every stream: the run rejects at once (the exporter's probe cap). */
   signal?: AbortSignal;
+  /**
+   * Aborting closes every stream and resolves with what was sent and received so far, marked
+   * `interrupted` (its reason: `SIGINT` …): the CLI's way to end on a signal.
+   */
+  stop?: AbortSignal;
 }
+
+/**
+ * A run for a duration ends this long after it whatever the peer does: a receiver that never accepts,
+ * stops reading or never closes has its streams closed then, and the result says so (`stalled`).
+ * Connecting counts against the same deadline.
+ */
+export const GRACE_SECONDS = 2;
 
 interface Stream {
   index: number;
@@ -163,10 +175,13 @@ export type StreamTarget = Pick<
 export async function openStreams(
   o: StreamTarget,
   opened: (conn: TcpConnection, index: number) => void = () => {},
+  /** When connecting must be over (performance.now() ms): each connect times out there. */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<TcpConnection[]> {
   const conns: TcpConnection[] = [];
   try {
     for (let i = 0; i < o.parallel; i++) {
+      const left = (deadline - performance.now()) / 1000;
       const conn = await connect({
         host: o.host,
         port: o.port,
@@ -174,6 +189,7 @@ export async function openStreams(
         writableHighWaterMark: o.writableHighWaterMark,
         reader: o.reader,
         onData: () => {},
+        ...(Number.isFinite(left) ? { timeoutSeconds: Math.max(0.001, left) } : {}),
       });
       conns.push(conn);
       opened(conn, i);
@@ -201,12 +217,62 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   const test = randomUUID();
   const signal = opts.signal;
   signal?.throwIfAborted();
+  // the hard end of a run for a duration: its duration and the grace, counted from here
+  const hardEnd =
+    seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + (seconds + GRACE_SECONDS) * 1000;
+  let streams: Stream[] = [];
+  /** Why the run was cut short (a stop signal, the grace spent): the result says it, with what it had. */
+  let cutShort: { interrupted: string } | { stalled: string } | undefined;
+  const cut = (why: typeof cutShort) => {
+    cutShort ??= why;
+    for (const s of streams) s.conn.socket.destroy();
+  };
+  const onStop = () => cut({ interrupted: String(opts.stop?.reason ?? 'stopped') });
+  const hardTimer = Number.isFinite(hardEnd)
+    ? setTimeout(
+        () =>
+          cut({
+            stalled: `the receiver had not taken the stream ${GRACE_SECONDS} s after the ${seconds} s duration`,
+          }),
+        hardEnd - performance.now(),
+      )
+    : undefined;
+  if (opts.stop?.aborted) onStop();
+  opts.stop?.addEventListener('abort', onStop, { once: true });
   // the first interval's limited % counts from each stream's connect
-  const conns = await openStreams(opts, (conn) => {
-    signal?.throwIfAborted(); // openStreams closes what it opened
-    conn.sample();
-  });
-  const streams: Stream[] = conns.map((conn, index) => ({ index, conn, bytes: 0, lastBytes: 0 }));
+  let conns: TcpConnection[];
+  try {
+    conns = await openStreams(
+      opts,
+      (conn) => {
+        signal?.throwIfAborted(); // openStreams closes what it opened
+        if (cutShort) throw new Error('cut'); // likewise
+        conn.sample();
+      },
+      hardEnd,
+    );
+  } catch (err) {
+    clearTimeout(hardTimer);
+    opts.stop?.removeEventListener('abort', onStop);
+    signal?.throwIfAborted();
+    // a connect cut by the deadline (ETIMEDOUT) or a stop before every stream was open
+    if (cutShort || (err instanceof EnvironmentError && performance.now() >= hardEnd - 1))
+      return {
+        ...(cutShort ?? {
+          stalled: `no connection within the ${seconds} s duration and its ${GRACE_SECONDS} s grace`,
+        }),
+        reverse: opts.reverse,
+        streams: opts.parallel,
+        size: opts.size,
+        bytes: 0,
+        seconds: 0,
+        bytesPerSecond: 0,
+        perStream: [],
+      };
+    throw err;
+  }
+  streams = conns.map((conn, index) => ({ index, conn, bytes: 0, lastBytes: 0 }));
+  if (cutShort) cut(cutShort);
   // each stream's pump or close wait rejects once its socket is gone
   const abort = () => {
     for (const s of streams) s.conn.socket.destroy();
@@ -285,9 +351,14 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
         const err = await s.conn.closed;
         if (err) throw err;
       }),
-    );
+    ).catch((err) => {
+      // cut short by us: the streams' errors are the cut's; the result says what it had
+      if (!cutShort) throw err;
+    });
   } finally {
     clearInterval(timer);
+    clearTimeout(hardTimer);
+    opts.stop?.removeEventListener('abort', onStop);
     signal?.removeEventListener('abort', abort);
     abort();
   }
@@ -315,6 +386,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
     : {};
   return {
     ...(opts.raw ? { raw: true } : {}),
+    ...cutShort,
     ...verified,
     reverse: opts.reverse,
     streams: opts.parallel,

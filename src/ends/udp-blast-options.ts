@@ -66,11 +66,13 @@ export function paceWarning(r: UdpBlastResult): string {
   const asked = r.askedDatagramsPerSecond ?? 0;
   const pct = Math.round((100 * r.datagramsPerSecond) / asked);
   const why =
-    r.sendBlocked > 0
-      ? `the socket buffer was full ${r.sendBlocked} times`
-      : r.sendErrors > 0
-        ? `the kernel refused ${r.sendErrors} sends`
-        : "the sender's CPU could not keep up";
+    r.sent === 0 && r.sendErrors === 0
+      ? `at ${asked} per second no datagram was due in the ${r.seconds.toFixed(2)} s it ran`
+      : r.sendBlocked > 0
+        ? `the socket buffer was full ${r.sendBlocked} times`
+        : r.sendErrors > 0
+          ? `the kernel refused ${r.sendErrors} sends`
+          : "the sender's CPU could not keep up";
   return `sockbuf: blast udp reached ${Math.round(r.datagramsPerSecond)} datagrams/s of the ${Math.round(asked)} asked (${pct} %): ${why}`;
 }
 

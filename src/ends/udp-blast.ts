@@ -10,6 +10,7 @@ import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promi
 import { UsageError } from '../errors.js';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
@@ -66,17 +67,24 @@ export class UdpBlast {
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
     this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
-    if (this.size > MAX_DATAGRAM)
+    if (this.size < 1 || this.size > MAX_DATAGRAM)
       throw UsageError.invalid('size', this.size, `1 B to ${MAX_DATAGRAM} B, the largest UDP datagram`);
     this.rate = parseSendRate(o.rate ?? 'max', this.size);
-    const flows = o.flows ?? 1;
-    if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
-      throw UsageError.invalid('flows', flows, 'a whole number from 1 to 1024');
-    const batch = o.batch ?? 32;
+    const flows = checkWhole('flows', o.flows ?? OPTIONS.flows.default);
+    const batch = checkWhole('blastBatch', o.batch ?? OPTIONS.blastBatch.default, 'batch');
     this.gso = gsoAvailable(o.gso ?? false);
+    const gsoFits = this.size >= HEADER_BYTES && Math.floor(MAX_DATAGRAM / this.size) >= 2;
+    // GSO asked for by name, for a size it cannot send: refused, never sent without GSO in silence
+    if (o.gso === true && !gsoFits)
+      throw new UsageError(
+        (name) =>
+          `${name('gso')} on cannot send ${name('size')} ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes (two datagrams or more in one ${MAX_DATAGRAM} B send); use ${name('gso')} auto or off`,
+        ['gso', 'size'],
+        { value: String(this.size) },
+      );
     if (o.gso === true || o.gso === 'auto') {
       if (!this.gso) this.gsoFallback = 'the kernel refuses UDP_SEGMENT';
-      else if (this.size < HEADER_BYTES || Math.floor(MAX_DATAGRAM / this.size) < 2) {
+      else if (!gsoFits) {
         this.gso = false;
         this.gsoFallback = `size ${this.size}: GSO needs ${HEADER_BYTES} to ${MAX_DATAGRAM >> 1} bytes`;
       }
@@ -250,7 +258,9 @@ export class UdpBlast {
         ? {}
         : {
             askedDatagramsPerSecond: asked,
-            paceKept: sent >= limit || paceKept(asked, sent, Math.min(seconds, end - t0), this.segs),
+            // no datagram at all is no pace kept, however few were due
+            paceKept:
+              sent > 0 && (sent >= limit || paceKept(asked, sent, Math.min(seconds, end - t0), this.segs)),
           }),
     };
     if (result.paceKept === false && !opts.signal?.aborted && !this.closed)

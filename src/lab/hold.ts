@@ -10,6 +10,7 @@
 
 import { EnvironmentError, UsageError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { Child, clearParentDeathSignal, runInherit, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import { assertRoot, cleanStale, Lab, type LabOptions } from './lab.js';
 import type { LabMeasurement } from './measure.js';
@@ -62,7 +63,7 @@ export function holdArgs(opts: LabOptions, measure = true): string[] {
     '--loss',
     `${(opts.loss ?? 0) * 100}%`,
     '--mtu',
-    `${opts.mtu ?? 1500}`,
+    `${opts.mtu ?? OPTIONS.mtu.default}`,
   ];
   if (opts.congestion) args.push('--congestion', opts.congestion);
   if (opts.bitsPerSecond) args.push('--bandwidth', String(opts.bitsPerSecond));

@@ -27,6 +27,7 @@ import { HOST_CONGESTION, type LabOptions } from './spec.js';
 export type { LabOptions };
 
 import { EnvironmentError } from '../errors.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { restoreStaleSysctls } from './sysctls.js';
 
 export const ADDRESSES: Record<HostName, { ipv4: string; ipv6: string }> = {
@@ -94,7 +95,7 @@ export class Lab {
     cleanStale();
     installHandlers();
     const pid = process.pid;
-    const mtu = opts.mtu ?? 1500;
+    const mtu = opts.mtu ?? OPTIONS.mtu.default;
     const congestion = opts.congestion ?? 'cubic';
     const hosts: Record<HostName, LabHost> = {
       client: { netns: `${LAB_PREFIX}${pid}-c`, dev: `${LAB_PREFIX}${pid}-c`, ...ADDRESSES.client },

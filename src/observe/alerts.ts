@@ -1,17 +1,38 @@
 // Prometheus alerting rules over the exporter's series (exporter.ts, host-metrics.ts): which socket is
 // limited by a pinned buffer or drops, and which host counters rise, each with what to do in the
 // words the doctor and inspect use (src/policy/advice.ts). Pure: `alertRules()` builds the rules,
-// `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/sockbuf-rules.yml holds.
+// `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/deploy/sockbuf-rules.yml holds.
 import { ADVICE, type Advice } from '../policy/advice.js';
 import { LIMITED_PCT } from './analyze.js';
+import { guardRules } from './guard-alerts.js';
+import { KNOWN_PROGRAMS } from './programs.js';
 
 /** One Prometheus alerting rule of sockbuf's exporter. */
 export interface AlertRule {
   alert: string;
   expr: string;
   for: string;
-  labels: { severity: 'warning' | 'info' };
-  annotations: { summary: string; description: string };
+  /** severity, and for an alert that several rules share, what tells them apart */
+  labels: { severity: 'warning' | 'info'; series?: string };
+  /** runbook_url: the alert's section of docs/runbooks.md (RUNBOOKS), added by alertRules() */
+  annotations: { summary: string; description: string; runbook_url?: string };
+}
+
+/**
+ * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
+ * lower case. Where the docs are served from elsewhere, replace this prefix in the rules file.
+ */
+export const RUNBOOKS = 'https://sockbuf.dev/docs/runbooks.md';
+
+/** Every rule, the guards (guard-alerts.ts) included, each with its runbook_url. Pure. */
+export function alertRules(): RuleGroup[] {
+  return [...sockbufRules(), guardRules()].map((g) => ({
+    ...g,
+    rules: g.rules.map((r) => ({
+      ...r,
+      annotations: { ...r.annotations, runbook_url: `${RUNBOOKS}#${r.alert.toLowerCase()}` },
+    })),
+  }));
 }
 
 /** A group of Prometheus rules, as a rules file holds it. */
@@ -21,7 +42,7 @@ export interface RuleGroup {
 }
 
 /** The labels that name a socket series (exporter.ts socketSeries), with the exporter's instance. */
-const SERIES = 'on(instance, job, protocol, role, address, port)';
+const SERIES = 'on(instance, job, protocol, role, address, port, pid)';
 const SHARE = LIMITED_PCT / 100;
 /** "Carrying load": busy sending at least this share of the time between two scrapes. */
 const BUSY = 0.1;
@@ -31,11 +52,47 @@ const SOCKET =
   '{{ $labels.protocol }} {{ if eq $labels.role "listener" }}listener{{ else }}socket to{{ end }} ' +
   '{{ if match ":" $labels.address }}[{{ $labels.address }}]{{ else }}{{ $labels.address }}{{ end }}:{{ $labels.port }}';
 
+/** The selector of this alert's socket series (a listener's has no pid: pid="" matches that). */
+const THIS = (metric: string, extra = '') =>
+  `printf \`${metric}{instance=%q,protocol=%q,role=%q,address=%q,port=%q,pid=%q${extra}}\` ` +
+  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port $labels.pid';
+/** owner_info of this series: a listener's carries the pids of its sockets, a client's its own. */
+const OWNER =
+  'printf `sockbuf_socket_owner_info{instance=%q,protocol=%q,role=%q,address=%q,port=%q,pid=~%q}` ' +
+  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port (or $labels.pid ".*")';
+
 /** ` (command, pid N)` from sockbuf_socket_owner_info when the exporter could read the owner. */
-const PROCESS =
-  '{{ range printf `sockbuf_socket_owner_info{instance=%q,protocol=%q,role=%q,address=%q,port=%q}` ' +
-  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port | query }}' +
-  ' ({{ .Labels.command }}, pid {{ .Labels.pid }}){{ end }}';
+const PROCESS = `{{ range ${OWNER} | query }} ({{ .Labels.command }}, pid {{ .Labels.pid }}){{ end }}`;
+
+/** `beam.smp (pid 42)` or `a process`: the owner as the subject of a sentence. */
+const OWNER_NAME =
+  `{{ with ${OWNER} | query }}{{ with index . 0 }}{{ .Labels.command }} (pid {{ .Labels.pid }}){{ end }}` +
+  '{{ else }}a process{{ end }}';
+
+/** A series' value as bytes: `32768 bytes` (exact: a pinned size is the program's number, doubled). */
+const BYTES = (metric: string) =>
+  `{{ with ${THIS(metric)} | query }}{{ index . 0 | value | printf "%.0f" }} bytes{{ else }}an unknown size{{ end }}`;
+
+/** tcp_rmem/tcp_wmem max of the alert's host (sockbuf_autotuning_max_bytes). */
+const AUTOTUNING = (buffer: 'receive' | 'send') =>
+  `{{ with printf \`sockbuf_autotuning_max_bytes{instance=%q,buffer="${buffer}"}\` $labels.instance | query }}` +
+  `up to {{ index . 0 | value | humanize1024 }}B{{ else }}more{{ end }}`;
+
+/** `; peers 10.0.0.2, 10.0.0.3` for a listener (sockbuf_socket_peer_info), nothing for a client (its address is the peer). */
+const PEERS = `{{ with ${THIS('sockbuf_socket_peer_info', ',peer!=""')} | query }}; peers {{ (index . 0).Labels.peer }}{{ end }}`;
+
+/**
+ * What to change in the pinning program's own terms (programs.ts), else `generic`: a template
+ * chain on the command of the series' owner.
+ */
+const IN_PROGRAM = (side: 'rcvbuf' | 'sndbuf', generic: string) =>
+  `{{ $cmd := "" }}{{ with ${OWNER} | query }}{{ $cmd = (index . 0).Labels.command }}{{ end }}` +
+  KNOWN_PROGRAMS.map(
+    (p, i) =>
+      `{{ ${i ? 'else if' : 'if'} match \`(^|,)${p.command.replaceAll('.', '\\.')}(,|$)\` $cmd }}` +
+      `In ${p.command} (${p.what}): ${p[side]}.`,
+  ).join('') +
+  `{{ else }}${generic}{{ end }}`;
 
 /** A rate: `10`, `0.0167` (humanize would say `16.67m`). */
 const RATE = '{{ $value | printf "%.3g" }}';
@@ -58,7 +115,7 @@ const rule = (
 ): AlertRule => ({ alert, expr, for: duration, labels: { severity }, annotations: { summary, description } });
 
 /** The rules, in two groups: per socket (named by address, port and process) and per host. */
-export function alertRules(): RuleGroup[] {
+function sockbufRules(): RuleGroup[] {
   const limited = (ratio: string, kind: string) =>
     `sockbuf_socket_${ratio}_limited_ratio > ${SHARE}\n` +
     `  and ${SERIES} sockbuf_socket_busy_ratio > ${BUSY}\n` +
@@ -73,30 +130,54 @@ export function alertRules(): RuleGroup[] {
           limited('rwnd', 'rwnd-limited'),
           '10m',
           'warning',
-          `${SOCKET}${PROCESS} is rwnd-limited {{ $value | humanizePercentage }} of its busy time: the peer's receive buffer is pinned`,
+          `${SOCKET}${PROCESS} is rwnd-limited {{ $value | humanizePercentage }} of its busy time: its peer pinned its receive buffer`,
           `On {{ $labels.instance }} it carries load and the peer's receive window holds it back ` +
             `(rwnd-limited above ${SHARE * 100}% of busy time); the peer's window scale and window show a small ` +
-            `pinned receive buffer. ${advise(ADVICE.pinnedRcvbuf, ' (on the receiving side)')}`,
+            `pinned receive buffer. ${advise(ADVICE.pinnedRcvbuf, ' (on the receiving side)')} ` +
+            'Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
         ),
         rule(
           'SockbufReceiveBufferPinned',
           'sockbuf_socket_flagged{kind="pinned-rcvbuf"} == 1',
           '10m',
           'warning',
-          `${SOCKET}${PROCESS} receives through a pinned receive buffer that limits its sender`,
+          `${OWNER_NAME} pinned the receive buffer of ${SOCKET} to ${BYTES('sockbuf_socket_receive_buffer_bytes')} ` +
+            `where autotuning offers ${AUTOTUNING('receive')}: its window limits its senders${PEERS}`,
           `On {{ $labels.instance }} its receive buffer is far below tcp_rmem max and its ` +
-            `window scale below what autotuning offers, while its sender is rwnd-limited or its queue stays full. ` +
-            advise(ADVICE.pinnedRcvbuf),
+            `window scale below what autotuning offers, while data keeps arriving at about a window per round trip ` +
+            '(queue half full, drops, or its sender rwnd-limited); the size is skmem rb, twice what the program set. ' +
+            `Cause: ${ADVICE.pinnedRcvbuf.cause}. What to do: ` +
+            IN_PROGRAM('rcvbuf', `${ADVICE.pinnedRcvbuf.fix}.`) +
+            ' Confirm with sockbuf inspect --port {{ $labels.port }} (or ss -tmi: rb, wscale).',
         ),
         rule(
           'SockbufSendBufferPinned',
-          limited('sndbuf', 'sndbuf-limited'),
+          `sockbuf_socket_busy_ratio > ${BUSY}\n` +
+            `  and ${SERIES} sockbuf_socket_flagged{kind="pinned-sndbuf"} == 1\n` +
+            `  or ${limited('sndbuf', 'sndbuf-limited')}`,
           '10m',
           'warning',
-          `${SOCKET}${PROCESS} is sndbuf-limited {{ $value | humanizePercentage }} of its busy time with a pinned send buffer`,
-          `On {{ $labels.instance }} it carries load and its own send buffer holds it back ` +
-            `(sndbuf-limited above ${SHARE * 100}% of busy time) with a buffer far below tcp_wmem max. ` +
-            advise(ADVICE.pinnedSndbuf),
+          `${OWNER_NAME} pinned the send buffer of ${SOCKET} to ${BYTES('sockbuf_socket_send_buffer_bytes')} ` +
+            `where autotuning offers ${AUTOTUNING('send')}: limited {{ $value | humanizePercentage }} of the time${PEERS}`,
+          `On {{ $labels.instance }} it carries load and its own send buffer holds it back: the send queue ` +
+            `stays at a limit far below tcp_wmem max with less in flight than cwnd and the peer's window allow ` +
+            `(or sndbuf-limited above ${SHARE * 100}% of busy time), so it moves about one buffer per round trip; ` +
+            "below two segments each round trip waits for the peer's delayed ACK; the size is skmem tb, twice what " +
+            `the program set. Cause: ${ADVICE.pinnedSndbuf.cause}. ` +
+            `What to do: ${IN_PROGRAM('sndbuf', `${ADVICE.pinnedSndbuf.fix}.`)}` +
+            ' Confirm with sockbuf inspect --port {{ $labels.port }} (or ss -tmi: tb, Send-Q, rtt against minrtt).',
+        ),
+        rule(
+          'SockbufStalledReader',
+          'sockbuf_socket_flagged{kind="stalled-reader"} == 1',
+          '5m',
+          'warning',
+          `${SOCKET}${PROCESS}: a reader stopped reading (zero window, ` +
+            `${BYTES('sockbuf_socket_receive_queue_bytes')} queued)${PEERS}`,
+          `On {{ $labels.instance }} a connection of this series has a full receive queue and advertises a zero ` +
+            `window, with nothing received for a second or more (seen at the reader, or at the sender by the zero ` +
+            `window it probes). ${advise(ADVICE.stalledReader)} Confirm with sockbuf inspect --port {{ $labels.port }} ` +
+            '(or ss -tmi: Recv-Q at rb, a persist timer at the sender).',
         ),
         rule(
           'SockbufUdpSocketDrops',
@@ -130,7 +211,7 @@ export function alertRules(): RuleGroup[] {
           'warning',
           `{{ $labels.instance }} drops ${RATE} incoming TCP connections/s at full accept queues`,
           `TcpExt ListenDrops (ListenOverflows included) rise on {{ $labels.instance }}.` +
-            `${sockets('sockbuf_socket_drops_total{protocol="tcp",role="listener"}', 'Listeners dropping')} ` +
+            `${sockets('sockbuf_socket_listen_drops_total{protocol="tcp",role="listener"}', 'Listeners dropping')} ` +
             advise(ADVICE.listenDrops),
         ),
         rule(
@@ -197,10 +278,9 @@ export function rulesYaml(groups: RuleGroup[] = alertRules()): string {
         `        expr: ${scalar(r.expr, '          ')}`,
         `        for: ${JSON.stringify(r.for)}`,
         '        labels:',
-        `          severity: ${JSON.stringify(r.labels.severity)}`,
+        ...Object.entries(r.labels).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
         '        annotations:',
-        `          summary: ${scalar(r.annotations.summary, '            ')}`,
-        `          description: ${scalar(r.annotations.description, '            ')}`,
+        ...Object.entries(r.annotations).map(([k, v]) => `          ${k}: ${scalar(v, '            ')}`),
       );
     }
   }

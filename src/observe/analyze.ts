@@ -6,12 +6,22 @@ import { ADVICE } from '../policy/advice.js';
 import { formatSize } from '../policy/units.js';
 import { IPPROTO_TCP, IPPROTO_UDP } from '../sys/constants.js';
 import type { SocketOwner } from './owners.js';
+import { knownProgram } from './programs.js';
 import type { DiagSocket } from './sockdiag.js';
+import {
+  busyShare,
+  FAR_BELOW,
+  intervalRate,
+  pinnedSender,
+  type Sample,
+  stalledReceiver,
+  stalledSender,
+  windowLimitedReceiver,
+} from './tcp-rules.js';
 
+export { FAR_BELOW };
 /** A socket counts as limited by a buffer above this share of its busy time (seed 000: 98–100 %). */
 export const LIMITED_PCT = 50;
-/** "Far below" the autotuning maximum: at most this fraction of it. */
-export const FAR_BELOW = 1 / 8;
 
 /** The sysctls the rules compare against (same network namespace as the dump). */
 export interface HostLimits {
@@ -34,8 +44,29 @@ export function autotunedWscale(h: HostLimits): number {
   return Math.min(14, Math.max(0, Math.floor(Math.log2(space)) - 15));
 }
 
-/** The kinds of problem inspect flags on a socket. */
-export type FlagKind = 'rwnd-limited' | 'pinned-rcvbuf' | 'sndbuf-limited' | 'udp-drops';
+/**
+ * rwnd-limited: a sender held back by its peer's (pinned) receive window; pinned-rcvbuf: a receiver
+ * whose pinned buffer limits its sender; pinned-sndbuf: a sender whose pinned send buffer is full and
+ * the limit; sndbuf-limited: the kernel's sndbuf_limited counter above half the busy time with a small
+ * buffer; stalled-reader: a receiver that stopped reading (zero window), or its sender; udp-drops.
+ */
+export type FlagKind =
+  | 'rwnd-limited'
+  | 'pinned-rcvbuf'
+  | 'pinned-sndbuf'
+  | 'sndbuf-limited'
+  | 'stalled-reader'
+  | 'udp-drops';
+
+/** Every kind, in the order the exporter lists them. */
+export const FLAG_KINDS: readonly FlagKind[] = [
+  'rwnd-limited',
+  'pinned-rcvbuf',
+  'pinned-sndbuf',
+  'sndbuf-limited',
+  'stalled-reader',
+  'udp-drops',
+];
 
 /** Something inspect found wrong with a socket: what, and how bad. */
 export interface Flag {
@@ -70,7 +101,18 @@ export interface InspectedSocket {
   sndWscale?: number;
   /** Peer's advertised receive window (tcpi_snd_wnd). */
   sndWndBytes?: number;
+  /** The window this socket advertises (tcpi_rcv_wnd, kernel ≥ 6.2). */
+  rcvWndBytes?: number;
+  minRttUs?: number;
   deliveryRateBytesPerSecond?: number;
+  /** Recv-Q and Send-Q as ss prints them (bytes not read; bytes not acknowledged). */
+  recvQueueBytes?: number;
+  sendQueueBytes?: number;
+  /** Bytes acknowledged by the peer / received, per second over the interval. */
+  sentBytesPerSecond?: number;
+  receivedBytesPerSecond?: number;
+  /** Share of the interval the socket was busy sending, in [0, 1] (tcp_info busy time). */
+  busyRatio?: number;
   /** skmem r, rb, t, tb, d. */
   rmemBytes?: number;
   rcvbufBytes?: number;
@@ -96,7 +138,7 @@ const peerKey = (s: DiagSocket) =>
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((1000 * part) / whole) / 10 : 0);
 const hp = (h: string, p: number) => (h.includes(':') ? `[${h}]:${p}` : `${h}:${p}`);
 
-/** Is this receive side pinned small? Evidence in words, or undefined. */
+/** Is this receive side pinned small? Evidence in words (without the cause), or undefined. */
 function pinnedReceive(s: DiagSocket, h: HostLimits, expected: number): string | undefined {
   const t = s.tcpInfo;
   const rb = s.skmem?.rcvbuf;
@@ -104,8 +146,16 @@ function pinnedReceive(s: DiagSocket, h: HostLimits, expected: number): string |
   if (t.rcvWscale >= expected || rb > h.tcpRmemMax * FAR_BELOW) return undefined;
   return (
     `receive buffer ${formatSize(rb)}, far below tcp_rmem max ${formatSize(h.tcpRmemMax)}, ` +
-    `window scale ${t.rcvWscale} where autotuning offers ${expected}: ${ADVICE.pinnedRcvbuf.cause}`
+    `window scale ${t.rcvWscale} where autotuning offers ${expected}`
   );
+}
+
+/** `; 12 packets dropped in the last 2s` for a TCP socket that dropped, or ''. */
+function dropsText(row: InspectedSocket, prev: boolean): string {
+  const d = prev ? (row.dropsInInterval ?? 0) : (row.drops ?? 0);
+  if (d <= 0) return '';
+  const when = prev ? `in the last ${row.intervalSeconds ?? '?'}s` : 'since it opened';
+  return `; ${d} packets dropped ${when} (skmem d: arrivals the full receive queue could not take)`;
 }
 
 /**
@@ -145,6 +195,8 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
       wmemBytes: m?.wmemAlloc,
       sndbufBytes: m?.sndbuf,
       drops: m?.drops,
+      recvQueueBytes: s.rqueue,
+      sendQueueBytes: s.wqueue,
       limited: false,
       flags: [],
     };
@@ -160,7 +212,13 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
       row.rcvWscale = t.rcvWscale;
       row.sndWscale = t.sndWscale;
       row.sndWndBytes = t.sndWnd;
+      row.rcvWndBytes = t.rcvWnd;
+      row.minRttUs = t.minRtt && t.minRtt !== 0xffffffff ? t.minRtt : undefined;
       row.deliveryRateBytesPerSecond = t.deliveryRate;
+      const x: Sample = { s, old, seconds };
+      row.sentBytesPerSecond = intervalRate(x, 'bytesAcked');
+      row.receivedBytesPerSecond = intervalRate(x, 'bytesReceived');
+      row.busyRatio = busyShare(x);
       if (t.busyTime !== undefined) {
         const o = old?.tcpInfo;
         const since = o?.busyTime !== undefined && seconds !== undefined;
@@ -176,20 +234,42 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     return row;
   });
 
-  // The rules. Each socket is judged with its local peer when the peer is on this host too.
+  // The rules. Each socket is judged alone (the host that pinned must tell without its peer), and
+  // with its local peer when the peer is on this host too.
+  const stalled = cur.sockets.map((s) => {
+    const x: Sample = { s, old: before.get(`${s.protocol}|${s.cookie}`), seconds };
+    return s.protocol === IPPROTO_TCP ? stalledReceiver(x) : undefined;
+  });
   cur.sockets.forEach((s, i) => {
     const row = rows[i];
     const t = s.tcpInfo;
-    if (s.protocol === IPPROTO_TCP && t) {
+    if (s.protocol === IPPROTO_TCP && t && s.stateName !== 'listen') {
+      const x: Sample = { s, old: before.get(`${s.protocol}|${s.cookie}`), seconds };
+      const drops = dropsText(row, !!prev);
       const peerAt = byConn.get(peerKey(s));
       const peer = peerAt === undefined ? undefined : cur.sockets[peerAt];
-      if ((row.rwndLimitedPct ?? 0) > LIMITED_PCT) {
+      const peerRow = peerAt === undefined ? undefined : rows[peerAt];
+      const peerName =
+        peer &&
+        `${hp(peer.localHost, peer.localPort)}${peerRow?.pid ? ` (${peerRow.command}, pid ${peerRow.pid})` : ''}`;
+      // a stalled reader first: neither end is then told to remove a setsockopt
+      const ownPinned = pinnedReceive(s, host, expected);
+      if (stalled[i]) {
+        const pin = ownPinned ? `; its ${ownPinned} is pinned too, but that is not the cause` : '';
+        row.flags.push({ kind: 'stalled-reader', reason: `${stalled[i]}${pin}${drops}` });
+      }
+      const peerStalled = peerAt !== undefined && stalled[peerAt];
+      const stalledWhy = peerStalled
+        ? `its reader ${peerName} on this host stopped reading: zero window with ${formatSize(s.wqueue)} waiting to be sent`
+        : stalledSender(x);
+      if (stalledWhy) row.flags.push({ kind: 'stalled-reader', reason: stalledWhy });
+      else if ((row.rwndLimitedPct ?? 0) > LIMITED_PCT) {
         const why = `rwnd-limited ${row.rwndLimitedPct}% of busy time: the peer's receive window is the limit`;
         const peerPinned = peer && pinnedReceive(peer, host, expected);
         if (peerPinned) {
           row.flags.push({
             kind: 'rwnd-limited',
-            reason: `${why}; peer ${hp(peer.localHost, peer.localPort)} on this host has a ${peerPinned}`,
+            reason: `${why}; peer ${peerName} on this host has a ${peerPinned}: ${ADVICE.pinnedRcvbuf.cause}`,
           });
         } else if (
           !peer &&
@@ -205,24 +285,26 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
           });
         }
       }
-      const ownPinned = pinnedReceive(s, host, expected);
-      if (ownPinned) {
-        const peerRow = peerAt === undefined ? undefined : rows[peerAt];
-        const m = s.skmem;
+      if (ownPinned && !stalled[i]) {
+        const cause = `${ownPinned}: ${ADVICE.pinnedRcvbuf.cause}`;
+        const receiving = windowLimitedReceiver(x, row.dropsInInterval ?? (prev ? 0 : (row.drops ?? 0)));
         if (peer && peerRow && (peerRow.rwndLimitedPct ?? 0) > LIMITED_PCT) {
           row.flags.push({
             kind: 'pinned-rcvbuf',
-            reason: `${ownPinned}; its sender ${hp(peer.localHost, peer.localPort)} is rwnd-limited ${peerRow.rwndLimitedPct}%`,
+            reason: `${cause}; its sender ${peerName} is rwnd-limited ${peerRow.rwndLimitedPct}%${drops}`,
           });
-        } else if (!peer && m && m.rmemAlloc * 2 >= m.rcvbuf && (t.lastDataRecv ?? Infinity) < 1000) {
-          row.flags.push({
-            kind: 'pinned-rcvbuf',
-            reason: `${ownPinned}; it is receiving and ${formatSize(m.rmemAlloc)} of it is queued`,
-          });
+        } else if (receiving) {
+          row.flags.push({ kind: 'pinned-rcvbuf', reason: `${cause}; ${receiving}` });
         }
       }
+      const pinner = knownProgram(row.command);
+      const peerPinner = knownProgram(peerRow?.command);
+      const pinnedSend = pinnedSender(x, host.tcpWmemMax);
       const tb = s.skmem?.sndbuf;
-      if (
+      if (pinnedSend) {
+        const to = peerName ? `; its reader ${peerName} is on this host` : '';
+        row.flags.push({ kind: 'pinned-sndbuf', reason: `${pinnedSend}${to}` });
+      } else if (
         (row.sndbufLimitedPct ?? 0) > LIMITED_PCT &&
         tb !== undefined &&
         tb <= host.tcpWmemMax * FAR_BELOW
@@ -233,6 +315,14 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
             `sndbuf-limited ${row.sndbufLimitedPct}% of busy time with a send buffer of ${formatSize(tb)}, ` +
             `far below tcp_wmem max ${formatSize(host.tcpWmemMax)}: ${ADVICE.pinnedSndbuf.cause}`,
         });
+      }
+      // what to change, in the pinning program's own terms, where it is known
+      for (const f of row.flags) {
+        const [who, side] =
+          f.kind === 'rwnd-limited'
+            ? [peerPinner, 'rcvbuf' as const]
+            : [pinner, f.kind === 'pinned-rcvbuf' ? ('rcvbuf' as const) : ('sndbuf' as const)];
+        if (who && f.kind !== 'stalled-reader') f.reason += `; in ${who.command} (${who.what}): ${who[side]}`;
       }
     }
     if (s.protocol === IPPROTO_UDP && s.skmem) {
@@ -270,4 +360,36 @@ export function filterRows(rows: InspectedSocket[], f: SocketFilter): InspectedS
       (f.state === undefined || r.state === f.state) &&
       (!f.limitedOnly || r.limited),
   );
+}
+
+/**
+ * Hysteresis across samples: a flag that the rules do not raise again stays on for up to `misses`
+ * samples while its socket still moves data in the interval, marked as held; a socket that closed or
+ * went idle loses it at once. A socket limited at a steady rate then stays flagged across scrapes
+ * where one sample fell on a quiet instant (issue 36: 8 of 20 scrapes before).
+ */
+export class FlagMemory {
+  private held = new Map<string, { flag: Flag; missed: number }>();
+  constructor(private readonly misses = 3) {}
+
+  /** Adds the held flags to `rows` (in place) and remembers this sample's. */
+  apply(rows: InspectedSocket[]): void {
+    const next = new Map<string, { flag: Flag; missed: number }>();
+    for (const r of rows) {
+      const id = `${r.protocol}|${r.cookie}|`;
+      for (const f of r.flags) next.set(id + f.kind, { flag: f, missed: 0 });
+      const moving = (r.sentBytesPerSecond ?? 0) > 0 || (r.receivedBytesPerSecond ?? 0) > 0;
+      if (!moving) continue;
+      for (const kind of FLAG_KINDS) {
+        const h = this.held.get(id + kind);
+        if (!h || next.has(id + kind) || h.missed >= this.misses) continue;
+        const reason = h.flag.reason.startsWith('(held)') ? h.flag.reason : `(held) ${h.flag.reason}`;
+        const flag = { kind, reason };
+        r.flags.push(flag);
+        r.limited = true;
+        next.set(id + kind, { flag, missed: h.missed + 1 });
+      }
+    }
+    this.held = next;
+  }
 }

@@ -1,40 +1,48 @@
-// The Prometheus exporter: host counters under node_exporter's names (src/observe/host-metrics.ts),
-// per-socket metrics from the sock_diag view with bounded cardinality, and an HTTP server for
-// /metrics. prom-client renders the text format.
-import http from 'node:http';
-import { Counter, Gauge, Registry } from 'prom-client';
-import { EnvironmentError } from '../errors.js';
-import { formatHostPort } from '../policy/address.js';
-import { resolveFirst } from '../policy/resolve.js';
+// The exporter's per-socket metrics from the sock_diag view, with bounded cardinality; the HTTP server
+// that serves them with the host counters is exporter-server.ts. prom-client renders the text format.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { TCP_STATES } from '../sys/constants.js';
-import { assertLinux } from '../sys/sys-error.js';
-import { analyze, type InspectedSocket, type Snapshot } from './analyze.js';
-import { registerHostMetrics } from './host-metrics.js';
+import { analyze, FLAG_KINDS, FlagMemory, type InspectedSocket, type Snapshot } from './analyze.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
-import { registerMetrics } from './metrics.js';
 import { type SocketOwner, socketOwners } from './owners.js';
+import { Collectors } from './self-metrics.js';
 import { ALL_STATES } from './sockdiag.js';
 
 export interface SocketMetricsOptions {
   /** At most this many sockets get per-socket series: flagged ones first, then the most limited. */
   top?: number;
+  /** Where the sock_diag sample ('sockets') and the owner scan ('owners') report their runs. */
+  collectors?: Collectors;
 }
 
-const LABELS = ['protocol', 'role', 'address', 'port'] as const;
-type SeriesLabels = Record<(typeof LABELS)[number], string>;
+const LABELS = ['protocol', 'role', 'address', 'port', 'pid'] as const;
+type SeriesLabels = Record<Exclude<(typeof LABELS)[number], 'pid'>, string> & { pid?: string };
 
 /**
  * A socket's series labels, steady as connections come and go (an ephemeral port would make a new
  * series per connection): a listener, its accepted connections and an unconnected UDP socket by
  * their local address and port (role 'listener'); a client socket by the address and port it
- * connects to (role 'client'). Pure.
+ * connects to and, when known, the pid of its process (role 'client': two programs connecting to
+ * one broker keep two series). Pure.
  */
-export function socketSeries(r: InspectedSocket, listeningPorts: ReadonlySet<number>): SeriesLabels {
+export function socketSeries(
+  r: InspectedSocket,
+  listeningPorts: ReadonlySet<number>,
+  pid?: number,
+): SeriesLabels {
   const listener =
     r.protocol === 'udp' ? r.remotePort === 0 : r.state === 'listen' || listeningPorts.has(r.localPort);
-  return listener
-    ? { protocol: r.protocol, role: 'listener', address: r.localAddress, port: String(r.localPort) }
-    : { protocol: r.protocol, role: 'client', address: r.remoteAddress, port: String(r.remotePort) };
+  if (listener)
+    return { protocol: r.protocol, role: 'listener', address: r.localAddress, port: String(r.localPort) };
+  const labels: SeriesLabels = {
+    protocol: r.protocol,
+    role: 'client',
+    address: r.remoteAddress,
+    port: String(r.remotePort),
+  };
+  if (pid !== undefined) labels.pid = String(pid);
+  return labels;
 }
 
 /** The TCP ports something listens on: an established socket on one of them was accepted. Pure. */
@@ -60,19 +68,26 @@ export function chooseSockets(rows: InspectedSocket[], top: number): InspectedSo
     .slice(0, top);
 }
 
-type Group = { labels: SeriesLabels; rows: InspectedSocket[] };
+export type Group = { labels: SeriesLabels; rows: InspectedSocket[] };
 
-/** The chosen sockets grouped by their series labels (a listener's connections share one). Pure. */
-function groupSeries(all: InspectedSocket[], top: number): Group[] {
+/**
+ * The series of the chosen sockets, each with every socket that shares its labels (a listener's
+ * connections: the series carries the largest of them, so a busy connection that was not chosen
+ * still shows in its listener's busy ratio). `pidOf` gives client series their pid. Pure.
+ */
+export function groupSeries(
+  all: InspectedSocket[],
+  top: number,
+  pidOf: (r: InspectedSocket) => number | undefined = (r) => r.pid,
+): Group[] {
   const ports = listeningPorts(all);
+  const key = (l: SeriesLabels) => `${l.protocol}|${l.role}|${l.address}|${l.port}|${l.pid ?? ''}`;
   const groups = new Map<string, Group>();
   for (const r of chooseSockets(all, top)) {
-    const labels = socketSeries(r, ports);
-    const key = JSON.stringify(labels);
-    const g = groups.get(key) ?? { labels, rows: [] };
-    g.rows.push(r);
-    groups.set(key, g);
+    const labels = socketSeries(r, ports, pidOf(r));
+    if (!groups.has(key(labels))) groups.set(key(labels), { labels, rows: [] });
   }
+  for (const r of all) groups.get(key(socketSeries(r, ports, pidOf(r))))?.rows.push(r);
   return [...groups.values()];
 }
 
@@ -87,22 +102,47 @@ const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
  * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
  * (rb), sockbuf_socket_receive_queue_bytes (r), sockbuf_socket_send_buffer_bytes (tb),
  * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_busy_ratio,
- * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid} — for at most `top` sockets, labelled {protocol, role, address, port} (socketSeries: sockets that share labels, such
- * as a listener's connections, share a series: the largest value, drops summed); and, unlabelled by
- * socket, sockbuf_sockets{protocol} and sockbuf_flagged_sockets{kind}.
+ * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid}, sockbuf_socket_listen_drops_total
+ * (a listener's own d: accept-queue overflows), sockbuf_socket_peer_info{peer} — for at most `top`
+ * sockets, labelled {protocol, role, address, port, and pid for a client} (socketSeries: sockets
+ * that share labels, such as a listener's connections, share a series: the largest value, drops
+ * summed); and, unlabelled by socket, sockbuf_sockets{protocol}, sockbuf_flagged_sockets{kind} and
+ * sockbuf_autotuning_max_bytes{buffer}.
  */
 export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOptions = {}): void {
-  const top = opts.top ?? 20;
+  const top = checkWhole('top', opts.top ?? OPTIONS.top.default);
+  const collectors = opts.collectors ?? new Collectors();
   const host = readHostLimits();
   let prev: Snapshot | undefined;
   let sample: { at: number; rows: InspectedSocket[]; series: Group[] } | undefined;
+  const memory = new FlagMemory();
+  // /proc/*/fd is read again only when a socket that gets series has no known owner yet and was not
+  // looked for by the last scan: a steady set of limited sockets costs no scan, and neither does one
+  // whose owner cannot be read (another user's, without the capabilities) or is gone; each scan reads
+  // every fd of every process (0.3-1.3 s at 10 000 fds)
+  let owners = new Map<number, SocketOwner>();
+  let notFound = new Set<number>();
+  const unknown = (r: InspectedSocket) => r.inode > 0 && !owners.has(r.inode) && !notFound.has(r.inode);
   // one sock_diag sample serves every collect() of a scrape (and scrapes within 250 ms of it)
   const current = () => {
     if (!sample || performance.now() - sample.at > 250) {
-      const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
-      const all = analyze(cur, host, prev);
-      sample = { at: performance.now(), rows: all, series: groupSeries(all, top) };
-      prev = cur;
+      const all = collectors.run('sockets', () => {
+        const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
+        const rows = analyze(cur, host, prev);
+        prev = cur;
+        return rows;
+      }, []);
+      memory.apply(all);
+      const chosen = chooseSockets(all, top);
+      if (chosen.some(unknown)) {
+        owners = collectors.run('owners', () => socketOwners(), owners);
+        notFound = new Set(chosen.filter((r) => r.inode > 0 && !owners.has(r.inode)).map((r) => r.inode));
+      }
+      sample = {
+        at: performance.now(),
+        rows: all,
+        series: groupSeries(all, top, (r) => owners.get(r.inode)?.pid),
+      };
     }
     return sample;
   };
@@ -119,7 +159,11 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
         this.reset();
         for (const g of series()) {
           const vs = g.rows.map(f).filter((v): v is number => v !== undefined);
-          if (vs.length) this.set(g.labels, Math.max(...vs));
+          if (vs.length)
+            this.set(
+              g.labels,
+              vs.reduce((a, v) => Math.max(a, v)),
+            ); // no spread: any count
         }
       },
     });
@@ -150,40 +194,41 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       }
     },
   });
+  new Counter({
+    name: 'sockbuf_socket_listen_drops_total',
+    help: "Connections a listener dropped since it opened (its own skmem d: accept-queue overflows), apart from its established connections' packet drops.",
+    labelNames: [...LABELS],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const g of series()) {
+        const own = g.rows.filter((r) => r.protocol === 'tcp' && r.state === 'listen');
+        if (own.length)
+          this.inc(
+            g.labels,
+            own.reduce((sum, r) => sum + (r.drops ?? 0), 0),
+          );
+      }
+    },
+  });
   perSocket('sockbuf_socket_rtt_seconds', 'Smoothed round-trip time (tcp_info).', (r) =>
     r.rttUs === undefined ? undefined : r.rttUs / 1e6,
   );
   perSocket(
     'sockbuf_socket_busy_ratio',
     'Share of the time since the previous scrape the socket was busy sending (tcp_info busy time).',
-    (r) => (r.busyMs === undefined || !r.intervalSeconds ? undefined : r.busyMs / 1000 / r.intervalSeconds),
+    (r) => r.busyRatio,
   );
-  // /proc/*/fd is read again only when a socket that gets series has no known owner yet and was not
-  // looked for by the last scan, and at most once per sample: a steady set of limited sockets costs
-  // no scan, and neither does one whose owner cannot be read (another user's, without the
-  // capabilities) or is gone; each scan reads every fd of every process (0.3-1.3 s at 10 000 fds)
-  let owners = new Map<number, SocketOwner>();
-  let notFound = new Set<number>();
-  let ownersOf: typeof sample;
-  const unknown = (r: InspectedSocket) => r.inode > 0 && !owners.has(r.inode) && !notFound.has(r.inode);
   const join = (xs: (string | number)[]) =>
     [...new Set(xs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
   new Gauge({
     name: 'sockbuf_socket_owner_info',
     help: 'The processes that own the sockets of a series (comm and pid, comma-separated when several); 1. Absent where /proc/PID/fd cannot be read.',
-    labelNames: [...LABELS, 'command', 'pid'],
+    labelNames: [...LABELS, 'command'],
     registers: [registry],
     collect() {
       this.reset();
-      const gs = series();
-      if (ownersOf !== sample && gs.some((g) => g.rows.some(unknown))) {
-        owners = socketOwners();
-        ownersOf = sample;
-        notFound = new Set(
-          gs.flatMap((g) => g.rows.filter((r) => r.inode > 0 && !owners.has(r.inode)).map((r) => r.inode)),
-        );
-      }
-      for (const g of gs) {
+      for (const g of series()) {
         const known = g.rows.flatMap((r) => owners.get(r.inode) ?? []);
         if (known.length)
           this.set(
@@ -191,6 +236,36 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
             1,
           );
       }
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_socket_peer_info',
+    help: "A listener series' peers: the remote addresses of its flagged connections (of all of them when none is flagged), at most 3; 1.",
+    labelNames: [...LABELS, 'peer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const g of series()) {
+        if (g.labels.role !== 'listener' || g.labels.protocol !== 'tcp') continue;
+        const open = g.rows.filter((r) => r.remotePort !== 0);
+        const flagged = open.filter((r) => r.limited);
+        const peers = [...new Set((flagged.length ? flagged : open).map((r) => r.remoteAddress))].sort();
+        if (peers.length)
+          this.set(
+            { ...g.labels, peer: peers.length > 3 ? `${peers.slice(0, 3).join(', ')} …` : peers.join(', ') },
+            1,
+          );
+      }
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_autotuning_max_bytes',
+    help: 'What autotuning may grow a TCP buffer to on this host: tcp_rmem[2] (buffer="receive"), tcp_wmem[2] (buffer="send").',
+    labelNames: ['buffer'],
+    registers: [registry],
+    collect() {
+      this.set({ buffer: 'receive' }, host.tcpRmemMax);
+      this.set({ buffer: 'send' }, host.tcpWmemMax);
     },
   });
   new Gauge({
@@ -223,98 +298,9 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
     registers: [registry],
     collect() {
       this.reset();
-      for (const kind of ['rwnd-limited', 'pinned-rcvbuf', 'sndbuf-limited', 'udp-drops']) {
+      for (const kind of FLAG_KINDS) {
         this.set({ kind }, rows().filter((r) => r.flags.some((f) => f.kind === kind)).length);
       }
     },
   });
-}
-
-/** What startExporter takes: where it listens, which sockets it reports and how it is protected. */
-export interface ExporterOptions extends SocketMetricsOptions {
-  host?: string;
-  port?: number;
-  /**
-   * node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*); default true. Off
-   * where node_exporter already runs: the same series from two jobs double-count in sum(rate(...)).
-   */
-  hostCounters?: boolean;
-  /** Also export sockbuf's own sockets of this process (registerMetrics). */
-  own?: boolean;
-  /**
-   * What answers /probe: probeHandler(…) (serve/probe-http.ts: tests against iperf3 and sockbuf serve on
-   * Prometheus's schedule). Without it /probe is off (404).
-   */
-  probe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
-}
-
-/** A running exporter (`sockbuf exporter`): its address, and close(). */
-export interface Exporter {
-  /** http://host:port/metrics */
-  url: string;
-  registry: Registry;
-  close(): Promise<void>;
-}
-
-/** Serves /metrics on host:port (127.0.0.1:9477 by default). Port in use: EnvironmentError; off Linux: LinuxOnlyError (both exit 3). */
-export async function startExporter(opts: ExporterOptions = {}): Promise<Exporter> {
-  // every series comes from /proc and sock_diag: elsewhere it would serve only errors (exit 3)
-  assertLinux('sockbuf exporter');
-  const registry = new Registry();
-  if (opts.hostCounters !== false) registerHostMetrics(registry);
-  registerSocketMetrics(registry, opts);
-  if (opts.own) registerMetrics(registry);
-  const server = http.createServer(async (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end();
-    } else if (path === '/metrics') {
-      try {
-        const body = await registry.metrics();
-        res
-          .writeHead(200, { 'content-type': registry.contentType })
-          .end(req.method === 'HEAD' ? undefined : body);
-      } catch (err) {
-        res
-          .writeHead(500, { 'content-type': 'text/plain' })
-          .end(`${err instanceof Error ? err.message : err}\n`);
-      }
-    } else if (path === '/probe') {
-      if (opts.probe) opts.probe(req, res);
-      else
-        res
-          .writeHead(404, { 'content-type': 'text/plain' })
-          .end('/probe is off: start the exporter with --probe-allow LIST (the targets it may test)\n');
-    } else if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/metrics">sockbuf metrics</a>\n');
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  const host = await resolveFirst(opts.host ?? '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const where = formatHostPort({ host, port: opts.port ?? 9477 });
-      const cause = { cause: err };
-      if (err.code === 'EADDRINUSE')
-        reject(new EnvironmentError(`exporter: ${where} is already in use`, cause));
-      else if (err.code === 'EADDRNOTAVAIL')
-        reject(new EnvironmentError(`exporter: ${where}: no such local address`, cause));
-      else if (err.code === 'EACCES')
-        reject(new EnvironmentError(`exporter: ${where}: permission denied`, cause));
-      else reject(err);
-    });
-    server.listen(opts.port ?? 9477, host, () => resolve());
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? 9477);
-  return {
-    url: `http://${formatHostPort({ host, port })}/metrics`,
-    registry,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

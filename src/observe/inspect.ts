@@ -6,6 +6,7 @@ import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG, TCP_STATES } from '../sys/
 import { netlinkDump } from '../sys/netlink.js';
 import {
   analyze,
+  FlagMemory,
   filterRows,
   type HostLimits,
   type InspectedSocket,
@@ -42,7 +43,7 @@ export function dumpSockets(opts: DumpOptions = {}): DiagSocket[] {
       let complete = false;
       netlinkDump(NETLINK_SOCK_DIAG, req, (chunk) => {
         const r = parseDiagChunk(chunk, protocol);
-        out.push(...r.sockets);
+        for (const s of r.sockets) out.push(s); // no spread: a chunk may carry thousands
         if (r.error) throw new SysError('sock_diag', r.error, `${proto} over IPv${family}`);
         complete = r.done;
         return r.done;
@@ -133,6 +134,7 @@ export async function* watchSockets(
     }
   };
   let prev = snapshot();
+  const memory = new FlagMemory();
   for (let i = 0; count === undefined || i < count; i++) {
     try {
       await sleep(intervalSeconds * 1000, undefined, { signal });
@@ -140,10 +142,12 @@ export async function* watchSockets(
       return;
     }
     const cur = snapshot();
+    const rows = analyze(cur, host, prev);
+    memory.apply(rows);
     yield {
       time: new Date().toISOString(),
       intervalSeconds: Math.round(cur.atMs - prev.atMs) / 1000,
-      sockets: filterRows(analyze(cur, host, prev), opts),
+      sockets: filterRows(rows, opts),
     };
     prev = cur;
   }

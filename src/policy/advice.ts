@@ -23,6 +23,16 @@ export const ADVICE = {
       'remove the setsockopt(SO_SNDBUF) so that autotuning sizes the buffer (up to tcp_wmem max), ' +
       'or set it to at least bandwidth × RTT',
   },
+  pinnedSndbufSegment: {
+    cause:
+      'a send buffer below two segments keeps one segment in flight, and the receiver delays its ACK for it (up to 40 ms): each round trip waits for the delayed ACK',
+    fix: 'remove the setsockopt(SO_SNDBUF), or set it to at least two segments and bandwidth × RTT',
+  },
+  stalledReader: {
+    cause:
+      'the receiving application stopped reading: its receive queue is full and it advertises a zero window',
+    fix: 'find why the owner does not read (blocked, busy, or waiting on something else): a larger buffer would only fill too; do not remove a setsockopt for this',
+  },
   udpRcvbuf: {
     cause: "datagrams dropped because a socket's receive buffer was full",
     fix: 'raise the buffer: rmem_max, SO_RCVBUF; or read faster',

@@ -7,7 +7,7 @@
 // - UDP has no autotuning: a target receive buffer, met when getsockopt reports at least the target.
 
 import { UsageError } from '../errors.js';
-import { BUFFER_BYTES, isBufferSize } from './limits.js';
+import { BUFFER_BYTES, isBufferSize } from './option-registry.js';
 import { formatSize, parseSize } from './units.js';
 
 /** A buffer size as an option takes it: bytes, a size with its unit (`4MiB`), or `auto` (autotuning). */

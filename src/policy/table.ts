@@ -13,7 +13,8 @@ const NUMERIC = /^[-+]?[\d.]/;
 
 export function formatTable(columns: (TableColumn | string)[], rows: string[][]): string {
   const cols = columns.map((c) => (typeof c === 'string' ? { title: c } : c));
-  const widths = cols.map((c, i) => Math.max(c.title.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // a loop, not a spread: a spread of 120 000 rows into Math.max overflows the stack
+  const widths = cols.map((c, i) => rows.reduce((w, r) => Math.max(w, (r[i] ?? '').length), c.title.length));
   const aligns = cols.map(
     (c, i) => c.align ?? (rows.length && rows.every((r) => NUMERIC.test(r[i] ?? '')) ? 'right' : 'left'),
   );

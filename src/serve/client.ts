@@ -41,7 +41,20 @@ export class ServeClient {
     readonly socket: net.Socket,
     readonly server: HostPort,
   ) {
+    let first = true;
     socket.on('data', (chunk: Buffer) => {
+      // every reply is a JSON line: a first byte that is not '{' is another protocol (an iperf3
+      // server answers its control connection with a state byte), said at once rather than waited on
+      if (first && chunk.length && chunk[0] !== 0x7b) {
+        this.fail(
+          new EnvironmentError(
+            `${formatHostPort(server)} is not a sockbuf serve: it answered 0x${chunk[0].toString(16).padStart(2, '0')}${chunk[0] === 9 ? ' (as an iperf3 server does)' : ''}`,
+          ),
+        );
+        socket.destroy();
+        return;
+      }
+      first = false;
       try {
         for (const line of this.decoder.push(chunk)) this.deliver(parseReply(line));
       } catch (err) {
@@ -59,11 +72,19 @@ export class ServeClient {
    * Connects to `sockbuf serve`; EnvironmentError (exit 3) when nothing answers, ResolveError when its
    * name does not resolve. Each address of a name is tried in turn (net.connect's autoSelectFamily).
    */
-  static async connect(server: HostPort, timeoutSeconds = 10): Promise<ServeClient> {
+  static async connect(server: HostPort, timeoutSeconds = 10, signal?: AbortSignal): Promise<ServeClient> {
     await resolveHost(server.host);
+    signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: server.host, port: server.port, autoSelectFamily: true });
+      const onAbort = () => {
+        clearTimeout(t);
+        socket.destroy();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
         socket.destroy();
         reject(
           new EnvironmentError(
@@ -73,11 +94,13 @@ export class ServeClient {
       }, timeoutSeconds * 1000);
       socket.once('connect', () => {
         clearTimeout(t);
+        signal?.removeEventListener('abort', onAbort);
         socket.setNoDelay(true);
         resolve(new ServeClient(socket, server));
       });
       socket.once('error', (err) => {
         clearTimeout(t);
+        signal?.removeEventListener('abort', onAbort);
         reject(
           new EnvironmentError(`cannot reach sockbuf serve at ${formatHostPort(server)}: ${err.message}`, {
             cause: err,
@@ -155,5 +178,35 @@ export class ServeClient {
   close(): void {
     this.socket.end();
     this.socket.destroySoon();
+  }
+
+  /**
+   * `reply` bounded: rejects with an EnvironmentError when the server says nothing within `seconds`
+   * (a listener that never accepts, a peer that is not sockbuf serve), or with the signal's reason
+   * when it is aborted; either way the control connection is closed.
+   */
+  within<T>(reply: Promise<T>, seconds: number, what: string, signal?: AbortSignal): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const bounded = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.socket.destroy();
+        reject(
+          new EnvironmentError(
+            `no ${what} from sockbuf serve at ${formatHostPort(this.server)} within ${seconds} s`,
+          ),
+        );
+      }, seconds * 1000);
+      onAbort = () => {
+        this.socket.destroy();
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([reply, bounded]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    });
   }
 }

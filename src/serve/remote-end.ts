@@ -4,7 +4,7 @@
 // (the runner's way to stop a receiver) tells the server the test is done. This is what the runner's
 // `remote` placement runs in place of the receiver.
 import { isIP } from 'node:net';
-import { UsageError } from '../errors.js';
+import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { ServeClient } from './client.js';
 import { DEFAULT_SERVE_PORT, ProtocolError } from './protocol.js';
@@ -33,6 +33,14 @@ export interface RemoteEndOptions {
   signal?: AbortSignal;
 }
 
+/** How long serve may take to answer a connection's hello (it answers at once). */
+export const HELLO_SECONDS = 5;
+/** How long serve may take to start the far end (its own limit is 10 s) and say ready. */
+export const READY_SECONDS = 15;
+
+/** After a stop (the signal), how long the far end's results are waited for. */
+export const STOP_SECONDS = 3;
+
 /** Runs the far end remotely; resolves to its exit code, or the signal that ended it. */
 export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS.Signals> {
   // an empty token is no token: serve refuses to start with one, so it is bad usage here too
@@ -44,9 +52,17 @@ export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS
     if (err instanceof ProtocolError) throw new UsageError(err.message);
     throw err;
   }
-  const client = await ServeClient.connect(o.server);
+  const client = await ServeClient.connect(o.server, HELLO_SECONDS, o.signal);
   try {
-    const ready = await client.startTest(request.kind, request.params, o.token);
+    // serve answers a hello at once: a listener that never accepts, or a peer that is not sockbuf
+    // serve, is found out here rather than waited on
+    await client.within(client.hello(), HELLO_SECONDS, 'hello', o.signal);
+    const ready = await client.within(
+      client.startTest(request.kind, request.params, o.token),
+      READY_SECONDS,
+      'ready reply',
+      o.signal,
+    );
     o.print(
       JSON.stringify({
         event: 'ready',
@@ -57,17 +73,32 @@ export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS
         ...(ready.secret === undefined ? {} : { secret: ready.secret }),
       }),
     );
-    const done = () => client.done();
-    if (o.signal?.aborted) done();
-    else o.signal?.addEventListener('abort', done, { once: true });
-    const result = await client.result();
-    o.signal?.removeEventListener('abort', done);
+    // aborted: the server is told the test is done; its results are waited for STOP_SECONDS, no longer
+    let stopTimer: NodeJS.Timeout | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      const done = () => {
+        client.done();
+        stopTimer = setTimeout(() => {
+          reject(
+            new EnvironmentError(
+              `stopped (${String(o.signal?.reason)}): the far end's results did not come within ${STOP_SECONDS} s`,
+            ),
+          );
+        }, STOP_SECONDS * 1000);
+      };
+      if (o.signal?.aborted) done();
+      else o.signal?.addEventListener('abort', done, { once: true });
+    });
+    stopped.catch(() => {});
+    const result = await Promise.race([client.result(), stopped]).finally(() => clearTimeout(stopTimer));
     for (const line of result.stderr.split('\n').filter(Boolean)) o.warn(line);
     if (result.stopped && result.stopped !== 'done')
       o.warn(`sockbuf serve stopped the far end: ${result.stopped}`);
     for (const line of result.lines) {
       if ((line as { event?: unknown }).event !== 'ready') o.print(JSON.stringify(line));
     }
+    // a far end that serve stopped after `done` (SIGTERM, exit 143) ended as asked
+    if (result.stopped === 'done' && result.exitCode === 143) return 'SIGTERM';
     return result.exitCode ?? (result.signal as NodeJS.Signals | null) ?? 1;
   } finally {
     client.close();

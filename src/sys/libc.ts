@@ -40,6 +40,10 @@ const PROTOTYPES = {
   write: 'long write(int, void *, size_t)',
   fcntl: 'int fcntl(int, int, long)',
   open: 'int open(const char *, int, int)',
+  epoll_create1: 'int epoll_create1(int)',
+  epoll_ctl: 'int epoll_ctl(int, int, int, void *)',
+  epoll_wait: 'int epoll_wait(int, void *, int, int)',
+  eventfd: 'int eventfd(unsigned int, int)',
 } as const satisfies Record<string, string>;
 
 /** koffi itself, for the struct helpers of src/sys. Throws LinuxOnlyError elsewhere. */

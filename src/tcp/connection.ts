@@ -132,6 +132,8 @@ export interface ConnectOptions extends TcpBufferOptions {
    * buffer, as Netty's WRITE_BUFFER_WATER_MARK does for a writer that checks isWritable().
    */
   writableHighWaterMark?: number;
+  /** Give up connecting after this long (an EnvironmentError naming ETIMEDOUT); default: the kernel's SYN retries. */
+  timeoutSeconds?: number;
 }
 
 /** A peer that cannot be reached: the environment refused (exit 3), not a bug. */
@@ -159,6 +161,7 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
       onread: reader.onread(),
       paused: true,
       writableHighWaterMark: opts.writableHighWaterMark,
+      timeoutSeconds: opts.timeoutSeconds,
     },
   ).catch((e) => {
     if (e instanceof SysError && UNREACHABLE.includes(e.code))

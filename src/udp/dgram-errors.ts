@@ -70,6 +70,32 @@ export const errArgType = (name: string, expected: string, value: unknown) =>
     `The "${name}" argument must be ${expected}. Received ${received(value, 25)}`,
   );
 
+/** ERR_OUT_OF_RANGE, as Node words it (numbers past 2^32 shown with _ separators). */
+export function errOutOfRange(name: string, range: string, value: unknown): Error {
+  let shown = String(value);
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) > 2 ** 32)
+    shown = shown.replace(/\B(?=(\d{3})+(?!\d))/g, '_');
+  return nodeError(
+    RangeError,
+    'ERR_OUT_OF_RANGE',
+    `The value of "${name}" is out of range. It must be ${range}. Received ${shown}`,
+  );
+}
+
+/** Node's validateUint32 (what createSocket checks recvBufferSize and sendBufferSize with). */
+export function validateUint32(value: unknown, name: string): void {
+  if (typeof value !== 'number') {
+    const what = name.includes('.') ? 'property' : 'argument';
+    throw nodeError(
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      `The "${name}" ${what} must be of type number. Received ${received(value, 25)}`,
+    );
+  }
+  if (!Number.isInteger(value)) throw errOutOfRange(name, 'an integer', value);
+  if (value < 0 || value > 4294967295) throw errOutOfRange(name, '>= 0 && <= 4294967295', value);
+}
+
 export const BUFFER_TYPES = 'of type string or an instance of Buffer, TypedArray, or DataView';
 
 const codeOf = (negErrno: number) => ERRNO_NAMES[-negErrno] ?? `E${-negErrno}`;
@@ -85,10 +111,10 @@ export function exceptionWithHostPort(
   negErrno: number,
   syscall: string,
   address: string | undefined,
-  port?: number,
+  port?: unknown,
 ): Error {
   const code = codeOf(negErrno);
-  const where = port && port > 0 ? ` ${address}:${port}` : address ? ` ${address}` : '';
+  const where = port && (port as number) > 0 ? ` ${address}:${port}` : address ? ` ${address}` : '';
   const e = Object.assign(new Error(`${syscall} ${code}${where}`), {
     errno: negErrno,
     code,
@@ -99,18 +125,53 @@ export function exceptionWithHostPort(
   return e;
 }
 
+/** Node's SystemError: code, info, and errno/syscall as accessors onto info; `SystemError [code]: …`. */
+class SystemError extends Error {
+  declare code: string;
+  declare info: Record<string, unknown>;
+  declare errno: number;
+  declare syscall: string;
+  constructor(code: string, message: string, info: Record<string, unknown>) {
+    super(message);
+    this.code = code;
+    Object.defineProperties(this, {
+      name: { value: 'SystemError', enumerable: false, writable: true, configurable: true },
+      info: { value: info, enumerable: true, configurable: true, writable: false },
+      errno: {
+        get: () => info.errno,
+        set: (v) => {
+          info.errno = v;
+        },
+        enumerable: true,
+        configurable: true,
+      },
+      syscall: {
+        get: () => info.syscall,
+        set: (v) => {
+          info.syscall = v;
+        },
+        enumerable: true,
+        configurable: true,
+      },
+    });
+    const head = this.stack?.indexOf(': ') ?? -1;
+    if (head >= 0) this.stack = `SystemError [${code}]${this.stack?.slice(head)}`;
+  }
+  override toString(): string {
+    return `${this.name} [${this.code}]: ${this.message}`;
+  }
+}
+
 /** ERR_SOCKET_BUFFER_SIZE, a SystemError: `Could not get or set buffer size: uv_recv_buffer_size returned EBADF (…)`. */
 export function errBufferSize(negErrno: number, which: 'recv' | 'send'): Error {
   const code = codeOf(negErrno);
   const syscall = `uv_${which}_buffer_size`;
   const message = DESCRIPTIONS[code] ?? code.toLowerCase();
-  const e = nodeError(
-    Error,
+  return new SystemError(
     'ERR_SOCKET_BUFFER_SIZE',
     `Could not get or set buffer size: ${syscall} returned ${code} (${message})`,
+    { errno: negErrno, code, message, syscall },
   );
-  e.name = 'SystemError';
-  return Object.assign(e, { info: { errno: negErrno, code, message, syscall }, errno: negErrno, syscall });
 }
 
 const DESCRIPTIONS: Record<string, string> = {

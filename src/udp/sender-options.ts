@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
@@ -70,7 +70,7 @@ export class UdpSendError extends Error {
 
 /** The batch option, checked once. */
 export function checkBatch(batch: number | undefined): number {
-  return checkWhole('batch', batch ?? 64);
+  return checkWhole('batch', batch ?? OPTIONS.batch.default);
 }
 
 export function checkSndbuf(sndbuf: number | string | undefined): number | undefined {
@@ -94,8 +94,9 @@ export function parseTarget(t: UdpTarget, option: string): HostPort {
   else if (t !== null && typeof t === 'object') {
     const host = 'address' in t ? t.address : t.host;
     hp = { host: String(host), port: t.port };
-    if (!Number.isInteger(hp.port) || hp.port < 1 || hp.port > 65535)
-      throw UsageError.invalid(option, String(t.port), 'a port from 1 to 65535');
+    const { min, max } = OPTIONS.port;
+    if (!Number.isInteger(hp.port) || hp.port < min || hp.port > max)
+      throw UsageError.invalid(option, String(t.port), `a port from ${min} to ${max}`);
   } else throw UsageError.invalid(option, String(t), 'HOST:PORT or { address, port }');
   if (!isIP(hp.host))
     throw UsageError.invalid(option, hp.host, "an IP address: resolve names first, or give the sender's to");

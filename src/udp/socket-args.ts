@@ -21,10 +21,17 @@ export interface SocketOptions {
   signal?: AbortSignal;
   /** sockbuf: receive buffer target once the socket receives, unless recvBufferSize is given (default 8 MiB, as the batched receiver). */
   rcvbuf?: number | string;
-  /** sockbuf: messages per recvmmsg (default 32). */
-  batch?: number;
-  /** sockbuf: how long the reader keeps filling a batch after its first datagram (default 0: what one drain gives). */
-  coalesce?: number | string;
+  /**
+   * sockbuf: the longest a datagram may wait in userspace, in milliseconds, before it is dropped and
+   * counted as stale (stats().stale) instead of handed over late (default 0: no bound; the preload
+   * reads SOCKBUF_DGRAM_MAX_QUEUE_DELAY).
+   */
+  maxQueueDelay?: number;
+  /**
+   * sockbuf: nice levels above its process the shared reader thread asks for, best effort (default 0:
+   * the process's own; SOCKBUF_DGRAM_READER_NICE). The thread is the process's: the most any socket asks wins.
+   */
+  readerNice?: number;
 }
 
 /** An address and port, as node:dgram's address() and rinfo give them. */

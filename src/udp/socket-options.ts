@@ -40,6 +40,14 @@ export class SocketOptionsMixin extends EventEmitter {
     super();
   }
 
+  /**
+   * libuv binds a socket that joins or leaves a group before bind() (to the any address, port 0), and so does
+   * this: the descriptor, or −errno. The socket stays unbound to bind() (a later bind() fails EINVAL).
+   */
+  protected implicitBind(): number {
+    return -EBADF;
+  }
+
   /** setsockopt that reports nothing (options the socket sets on itself before bind). */
   protected setOption(fd: number, level: number, name: number, value: number): void {
     setInt(fd, level, name, value);
@@ -124,7 +132,8 @@ export class SocketOptionsMixin extends EventEmitter {
     if (!group) throw errMissingArgs('multicastAddress');
     const syscall = join ? 'addMembership' : 'dropMembership';
     const i = iface == null ? undefined : String(iface);
-    const r = this.fd < 0 ? -EBADF : membership(this.fd, this.family, String(group), i, join);
+    const fd = this.fd < 0 ? this.implicitBind() : this.fd;
+    const r = fd < 0 ? fd : membership(fd, this.family, String(group), i, join);
     this.check(r, syscall);
   }
 
@@ -142,7 +151,8 @@ export class SocketOptionsMixin extends EventEmitter {
     if (typeof group !== 'string') throw errArgType('groupAddress', 'of type string', group);
     const syscall = join ? 'addSourceSpecificMembership' : 'dropSourceSpecificMembership';
     const i = iface == null ? undefined : String(iface);
-    const r = this.fd < 0 ? -EBADF : sourceMembership(this.fd, this.family, source, group, i, join);
+    const fd = this.fd < 0 ? this.implicitBind() : this.fd;
+    const r = fd < 0 ? fd : sourceMembership(fd, this.family, source, group, i, join);
     this.check(r, syscall);
   }
 

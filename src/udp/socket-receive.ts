@@ -1,10 +1,21 @@
-// The dgram socket's receive side: the batched receiver's reader thread takes datagrams from the kernel
-// with recvmmsg into its ring; this loop hands each batch to the socket's listeners: one 'messages'
-// event per batch (the ring's views, valid while the listener runs) and one 'message' (msg, rinfo) per
-// datagram, msg a copy the application may keep. Between batches it lets timers and I/O run.
+// The dgram socket's receive side. A socket reads on the main thread first, as node:dgram does (a
+// node:dgram socket over a dup of its descriptor: libuv's wake-up and recvmsg, each datagram its own
+// Buffer, errors as node's), so that it costs what node:dgram costs and delivers from the moment it
+// is bound. When the main thread falls behind (the kernel's queue for the socket passes a quarter of
+// its buffer, or the kernel dropped one) it hands the descriptor to the process's one reader thread
+// (shared-reader.ts: epoll, recvmmsg in batches into a shared ring), which keeps draining the socket
+// while JavaScript works; when the rate falls again it takes the descriptor back. Either way every
+// datagram reaches 'message' (msg, rinfo) (and, when listened for, 'messages' batches), in order.
+// With a queue bound (maxQueueDelay), a datagram that waited longer in userspace is dropped and
+// counted as stale instead of being handed over late.
+import dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { UdpBatch, UdpReceiver } from './receiver.js';
+import { getMemInfo } from '../sys/meminfo.js';
+import { decodeSockaddr } from '../sys/sockaddr.js';
+import { closeFd } from '../sys/socket.js';
+import { nowUs } from './clock.js';
+import { errnoException } from './dgram-errors.js';
+import { dupCloexec, type ReaderSink, type SharedBatch, sharedReader } from './shared-reader.js';
 
 /** Where a datagram came from, as node:dgram's 'message' event gives it. */
 export interface RemoteInfo {
@@ -14,71 +25,236 @@ export interface RemoteInfo {
   size: number;
 }
 
-/** A 'messages' batch: the receiver's batch (views into its ring) and each datagram's source. */
-export interface DgramBatch extends UdpBatch {
+/** A 'messages' batch: datagrams read together (one, when the socket reads on the main thread). */
+export interface DgramBatch {
+  count: number;
+  /** When they were read (wall-clock µs). */
+  timeUs: number;
   /** Datagram i as a Buffer view (valid while the listener runs; copy it to keep it). */
   message(i: number): Buffer;
   /** Where datagram i came from. */
   rinfo(i: number): RemoteInfo;
 }
 
-/** An exception thrown by a listener is rethrown outside the loop, as Node's would surface. */
-const rethrow = (e: unknown) =>
-  process.nextTick(() => {
-    throw e;
-  });
-
-/**
- * Reads `receiver` until it ends, emitting on `target` while `open()` says the socket is open.
- * Resolves when the receiver is closed (or stopped and drained).
- */
-export async function pumpMessages(
-  receiver: UdpReceiver,
-  target: EventEmitter,
-  open: () => boolean,
-): Promise<void> {
-  for (;;) {
-    const b = await receiver.nextBatch();
-    if (!b || !open()) return;
-    deliver(b, target, open);
-    // a busy socket must not hold timers and other sockets off: one turn of the loop per batch
-    await yieldToLoop();
-  }
+export interface ReceiveOptions {
+  /** Milliseconds a datagram may wait in userspace before it is dropped as stale (0: no bound). */
+  maxQueueDelay: number;
+  /** Nice levels above the process the reader thread asks for (0: the process's own). */
+  readerNice: number;
 }
 
-function rinfoOf(b: UdpBatch, i: number): RemoteInfo {
-  const a = b.addresses?.[i];
-  return {
-    address: a?.host ?? '',
-    family: a?.family === 6 ? 'IPv6' : 'IPv4',
-    port: a?.port ?? 0,
-    size: b.lengths[i],
-  };
+export type ReceiveMode = 'main' | 'thread';
+
+/** Check the kernel queue every this many datagrams read on the main thread. */
+const CHECK_EVERY = 64;
+/** Take the reader thread when the kernel holds more than this share of the receive buffer. */
+const BACKLOG_SHARE = 4;
+/** With a queue bound, at a smaller backlog: what waits in the kernel waits too. */
+const BOUNDED_BACKLOG_BYTES = 64 * 1024;
+/** Give the socket back to the main thread below this rate (datagrams a second) … */
+const LOW_RATE = 10_000;
+/** … measured over this long. */
+const RATE_WINDOW_MS = 2000;
+const TRUNCATED = 0xffffffff;
+
+function rinfoOf(names: Buffer, offset: number, size: number): RemoteInfo {
+  const a = decodeSockaddr(names, offset);
+  return { address: a?.host ?? '', family: a?.family === 6 ? 'IPv6' : 'IPv4', port: a?.port ?? 0, size };
 }
 
-export function deliver(b: UdpBatch, target: EventEmitter, open: () => boolean): void {
-  if (target.listenerCount('messages') > 0) {
-    const batch: DgramBatch = Object.assign(b, {
-      message: (i: number) => b.data.subarray(b.offsets[i], b.offsets[i] + b.lengths[i]),
-      rinfo: (i: number) => rinfoOf(b, i),
-    });
-    try {
-      target.emit('messages', batch);
-    } catch (e) {
-      rethrow(e);
+export class SocketReceiver implements ReaderSink {
+  mode: ReceiveMode | 'starting' | 'releasing' | 'closed' = 'main';
+  received = 0;
+  receivedBytes = 0;
+  batches = 0;
+  stale = 0;
+  /** Times the socket went to the reader thread. */
+  handovers = 0;
+  /** The kernel's drop count when the socket closed. */
+  finalKernelDrops = 0;
+  private inner: dgram.Socket | undefined;
+  private id = -1;
+  private lastDrops = 0;
+  private windowStart = 0;
+  private windowCount = 0;
+  private readerDrops = 0;
+  private readerTruncated = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly type: 'udp4' | 'udp6',
+    private readonly target: EventEmitter,
+    private readonly o: ReceiveOptions,
+  ) {
+    this.readOnMain();
+    sharedReader().hold();
+  }
+
+  /** Reads on the main thread: a node:dgram socket over a dup of the descriptor. */
+  private readOnMain(): void {
+    this.mode = 'main';
+    const dup = dupCloexec(this.fd);
+    if (dup < 0) throw errnoException(dup, 'dup');
+    const inner = dgram.createSocket(this.type);
+    inner.on('message', (msg, rinfo) => this.onMain(msg, rinfo));
+    inner.on('error', (e) => this.target.emit('error', e));
+    inner.bind({ fd: dup });
+    inner.unref();
+    this.inner = inner;
+    this.lastDrops = this.kernelDrops();
+  }
+
+  private onMain(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    this.received++;
+    this.receivedBytes += msg.length;
+    this.batches++;
+    if (this.received % CHECK_EVERY === 0) this.checkBacklog();
+    const t = this.target;
+    if (t.listenerCount('messages') > 0)
+      t.emit('messages', {
+        count: 1,
+        timeUs: nowUs(),
+        message: () => msg,
+        rinfo: () => rinfo as RemoteInfo,
+      } satisfies DgramBatch);
+    t.emit('message', msg, rinfo);
+  }
+
+  /** Whether the main thread falls behind: then the reader thread takes over. */
+  private checkBacklog(): void {
+    if (this.mode !== 'main') return;
+    const m = getMemInfo(this.fd);
+    const limit = this.o.maxQueueDelay > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
+    const drops = m.drops ?? 0;
+    if (m.rmemAlloc > limit || drops > this.lastDrops) this.toThread();
+    this.lastDrops = drops;
+  }
+
+  private toThread(): void {
+    const r = sharedReader();
+    r.raisePriority(this.o.readerNice);
+    this.mode = 'starting';
+    r.start().then(
+      () => {
+        if (this.mode !== 'starting') return;
+        // node's close() stops libuv's reads at once: nothing read after this is the main thread's
+        this.inner?.close();
+        this.inner = undefined;
+        this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
+        this.mode = 'thread';
+        this.handovers++;
+        this.windowStart = performance.now();
+        this.windowCount = 0;
+      },
+      (e: Error) => {
+        if (this.mode === 'starting') this.mode = 'main';
+        this.warn(e);
+      },
+    );
+  }
+
+  private warn(e: Error): void {
+    if (this.target.listenerCount('error') > 0) this.target.emit('error', e);
+    else
+      process.emitWarning(
+        `sockbuf/dgram: ${e.message}; the socket reads on the main thread`,
+        'SOCKBUF_READER',
+      );
+  }
+
+  onBatch(b: SharedBatch): void {
+    if (this.mode === 'closed') return;
+    const n = b.count;
+    this.batches++;
+    const t = this.target;
+    const bound = this.o.maxQueueDelay * 1000;
+    if (bound > 0 && nowUs() - b.timeUs > bound) {
+      this.stale += n;
+      return;
+    }
+    if (t.listenerCount('messages') > 0) {
+      const batch: DgramBatch = {
+        count: n,
+        timeUs: b.timeUs,
+        message: (i) => b.data.subarray(b.dataOffset(i), b.dataOffset(i) + b.lengths[i]),
+        rinfo: (i) => rinfoOf(b.names, b.nameOffset(i), b.lengths[i]),
+      };
+      t.emit('messages', batch);
+    }
+    for (let i = 0; i < n && (this.mode as string) !== 'closed'; i++) {
+      const len = b.lengths[i];
+      if (len === TRUNCATED) continue;
+      // each its own ArrayBuffer, as node:dgram's
+      if (bound > 0 && i > 0 && nowUs() - b.timeUs > bound) {
+        this.stale += n - i;
+        break;
+      }
+      const msg = Buffer.allocUnsafeSlow(len);
+      const off = b.dataOffset(i);
+      b.data.copy(msg, 0, off, off + len);
+      this.received++;
+      this.receivedBytes += len;
+      t.emit('message', msg, rinfoOf(b.names, b.nameOffset(i), len));
+    }
+    this.windowCount += n;
+    const now = performance.now();
+    if (now - this.windowStart >= RATE_WINDOW_MS) {
+      const rate = (this.windowCount * 1000) / (now - this.windowStart);
+      this.windowStart = now;
+      this.windowCount = 0;
+      if (rate < LOW_RATE && this.mode === 'thread') {
+        this.mode = 'releasing';
+        sharedReader().release(this.id, this.fd);
+      }
     }
   }
-  if (target.listenerCount('message') === 0) return;
-  const { data, offsets, lengths, count } = b;
-  for (let i = 0; i < count && open(); i++) {
-    const off = offsets[i];
-    const len = lengths[i];
-    const msg = Buffer.allocUnsafe(len);
-    data.copy(msg, 0, off, off + len);
-    try {
-      target.emit('message', msg, rinfoOf(b, i));
-    } catch (e) {
-      rethrow(e);
-    }
+
+  onReceiveError(negErrno: number): void {
+    if (this.mode !== 'closed') this.target.emit('error', errnoException(negErrno, 'recvmsg'));
+  }
+
+  onReleased(): void {
+    this.keepCounts();
+    this.id = -1;
+    if (this.mode === 'releasing') this.readOnMain();
+  }
+
+  onReaderFailed(e: Error): void {
+    this.id = -1;
+    if (this.mode === 'closed') return;
+    this.readOnMain();
+    this.warn(e);
+  }
+
+  private keepCounts(): void {
+    if (this.id < 0) return;
+    const c = sharedReader().counts_(this.id);
+    this.readerDrops += c.drops;
+    this.readerTruncated += c.truncated;
+  }
+
+  private kernelDrops(): number {
+    return getMemInfo(this.fd).drops ?? 0;
+  }
+
+  /** Datagrams the reader thread dropped (ring full, queue bound set) and truncated. */
+  readerCounts(): { drops: number; truncated: number } {
+    const c = this.id >= 0 ? sharedReader().counts_(this.id) : { drops: 0, truncated: 0 };
+    return { drops: this.readerDrops + c.drops, truncated: this.readerTruncated + c.truncated };
+  }
+
+  /** Stops reading and closes the descriptor (in the reader thread when it has it). */
+  close(): void {
+    const was = this.mode;
+    this.mode = 'closed';
+    this.finalKernelDrops = this.kernelDrops();
+    this.inner?.close();
+    this.inner = undefined;
+    if ((was === 'thread' || was === 'releasing') && this.id >= 0) {
+      this.keepCounts();
+      sharedReader().close(this.id, this.fd);
+      this.id = -1;
+    } else closeFd(this.fd);
+    sharedReader().unhold();
   }
 }

@@ -94,7 +94,8 @@ export class SendQueue {
       this.sent++;
       this.sentBytes += this.datagrams[i].length;
     }
-    if (cb) process.nextTick(cb, error, error ? undefined : this.datagrams[i].length);
+    // as node:dgram: a failed send's callback gets the error alone
+    if (cb) error ? process.nextTick(cb, error) : process.nextTick(cb, null, this.datagrams[i].length);
   }
 
   private fail(i: number, errno: number): void {

@@ -1,27 +1,32 @@
-// What the dgram socket's stats() reports: the batched receiver's counters (every drop: the kernel's,
-// the reader's, truncated) and the send queue's. Pure, but for reading the kernel's drop counter of a
-// socket whose reader has not started.
-import { udpKernelDrops } from './host.js';
-import type { UdpReceiver } from './receiver.js';
+// What the dgram socket's stats() reports: what it received and how (on the main thread or through
+// the reader thread), every drop (the kernel's, the reader's, stale), and the send queue's counts.
+import { getMemInfo } from '../sys/meminfo.js';
+import type { SocketReceiver } from './socket-receive.js';
 import type { SendQueue } from './socket-send.js';
 
 /** A sockbuf/dgram socket's counts: received, sent, and the drops a node:dgram socket never tells. */
 export interface DgramSocketStats {
-  /** Whether the reader thread runs (it starts once the socket is bound and has a 'message' or 'messages' listener). */
+  /** Whether the socket reads (from bind to close, as node:dgram's). */
   reading: boolean;
+  /** Where it reads now: 'main' (the event loop, as node:dgram) or 'thread' (the shared reader thread). */
+  mode: 'main' | 'thread' | 'closed' | 'unbound';
+  /** Times it went to the reader thread because the main thread fell behind. */
+  handovers: number;
   /** Datagrams handed to the listeners, and their bytes. */
   received: number;
   receivedBytes: number;
-  /** Batches handed over ('messages' events). */
+  /** Hand-overs ('messages' events): one per datagram on the main thread, one per batch from the thread. */
   batches: number;
   /** Dropped by the kernel: the receive buffer was full (SO_MEMINFO). */
   kernelDrops: number;
-  /** Read and dropped by the reader (never, unless the ring was full and told to drop). */
+  /** Read and dropped by the reader thread: its ring was full and the socket has a queue bound. */
   userspaceDrops: number;
-  /** Taken from the kernel, not handed over yet. */
-  queued: number;
-  /** SO_RCVBUF as getsockopt reports it, once reading. */
+  /** Dropped because they waited in userspace longer than maxQueueDelay. */
+  stale: number;
+  /** SO_RCVBUF as getsockopt reports it, while open. */
   rcvbuf?: number;
+  /** Longer than 65 536 bytes: read, cut, counted, not handed over. */
+  truncated: number;
   /** Datagrams and bytes the kernel took from send(), datagrams it refused, datagrams waiting to go. */
   sent: number;
   sentBytes: number;
@@ -30,20 +35,31 @@ export interface DgramSocketStats {
 }
 
 export function socketStats(
-  r: UdpReceiver | undefined,
+  r: SocketReceiver | undefined,
   s: SendQueue | undefined,
   fd: number,
 ): DgramSocketStats {
-  const rs = r?.stats();
+  const c = r?.readerCounts() ?? { drops: 0, truncated: 0 };
+  const m = fd >= 0 ? getMemInfo(fd) : undefined;
+  const mode = !r
+    ? 'unbound'
+    : r.mode === 'closed'
+      ? 'closed'
+      : r.mode === 'main' || r.mode === 'starting'
+        ? 'main'
+        : 'thread';
   return {
-    reading: rs?.started ?? false,
-    received: rs?.received ?? 0,
-    receivedBytes: rs?.bytes ?? 0,
-    batches: rs?.batches ?? 0,
-    kernelDrops: rs?.kernelDrops ?? (fd >= 0 ? udpKernelDrops(fd) : 0),
-    userspaceDrops: rs?.userspaceDrops ?? 0,
-    queued: rs?.queued ?? 0,
-    ...(rs ? { rcvbuf: rs.rcvbuf } : {}),
+    reading: mode === 'main' || mode === 'thread',
+    mode,
+    handovers: r?.handovers ?? 0,
+    received: r?.received ?? 0,
+    receivedBytes: r?.receivedBytes ?? 0,
+    batches: r?.batches ?? 0,
+    kernelDrops: m ? (m.drops ?? 0) : (r?.finalKernelDrops ?? 0),
+    ...(m ? { rcvbuf: m.rcvbuf } : {}),
+    userspaceDrops: c.drops,
+    stale: r?.stale ?? 0,
+    truncated: c.truncated,
     sent: s?.sent ?? 0,
     sentBytes: s?.sentBytes ?? 0,
     sendErrors: s?.errors ?? 0,

@@ -1,7 +1,8 @@
 // sockbuf's node:dgram-compatible socket (`sockbuf/dgram`): the life cycle, events, overloads and errors
-// of Node 20's dgram.Socket, over a descriptor of its own. Underneath, the batched receiver reads with
-// recvmmsg in its thread (every drop counted: stats()) and the datagrams send() queues in one tick
-// leave in one sendmmsg. Where it differs from node:dgram, the README's table says so.
+// of Node 20's dgram.Socket, over a descriptor of its own. Underneath, it reads on the main thread as
+// node:dgram does until that falls behind, then through the process's one reader thread (recvmmsg in
+// batches, every drop counted: stats(); socket-receive.ts), and the datagrams send() queues in one
+// tick leave in one sendmmsg. Where it differs from node:dgram, docs/dgram.md's table says so.
 import dns from 'node:dns';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -30,8 +31,8 @@ import {
   errnoException,
   exceptionWithHostPort,
   validatePort,
+  validateUint32,
 } from './dgram-errors.js';
-import { receiverOnSocket, type UdpReceiver } from './receiver.js';
 import {
   type AddressInfo,
   type LookupFunction,
@@ -41,8 +42,9 @@ import {
   type SocketOptions,
   type SocketType,
 } from './socket-args.js';
+import { socketDefaults } from './socket-defaults.js';
 import { SocketOptionsMixin } from './socket-options.js';
-import { pumpMessages } from './socket-receive.js';
+import { SocketReceiver } from './socket-receive.js';
 import { type Destination, MAX_PAYLOAD, SendQueue } from './socket-send.js';
 import { type DgramSocketStats, socketStats } from './socket-stats.js';
 import { socketTransport } from './socket-transport.js';
@@ -60,22 +62,27 @@ export class Socket extends SocketOptionsMixin {
   private queue: (() => void)[] | undefined;
   private referenced = true;
   private keepAlive: NodeJS.Timeout | undefined;
-  private receiver: UdpReceiver | undefined;
+  private receiver: SocketReceiver | undefined;
   private sends: SendQueue | undefined;
-  private local: { host: string; port: number } | undefined;
 
   constructor(type: SocketType | SocketOptions, listener?: (msg: Buffer, rinfo: unknown) => void) {
     const o: SocketOptions = type !== null && typeof type === 'object' ? { ...type } : { type };
     if (o.type !== 'udp4' && o.type !== 'udp6') throw errBadType();
+    const d = socketDefaults();
+    o.maxQueueDelay ??= d.maxQueueDelay;
+    o.readerNice ??= d.readerNice;
+    if (!(Number.isFinite(o.maxQueueDelay) && o.maxQueueDelay >= 0))
+      throw errArgType('options.maxQueueDelay', 'a number of milliseconds >= 0', o.maxQueueDelay);
+    if (!(Number.isInteger(o.readerNice) && o.readerNice >= 0 && o.readerNice <= 39))
+      throw errArgType('options.readerNice', 'a whole number from 0 to 39', o.readerNice);
     if (o.lookup !== undefined && typeof o.lookup !== 'function')
       throw errArgType('lookup', 'of type function', o.lookup);
     super(o.type === 'udp6' ? 6 : 4);
     this.type = o.type;
     this.o = o;
+    if (o.recvBufferSize) validateUint32(o.recvBufferSize, 'options.recvBufferSize');
+    if (o.sendBufferSize) validateUint32(o.sendBufferSize, 'options.sendBufferSize');
     if (typeof listener === 'function') this.on('message', listener);
-    this.on('newListener', (event) => {
-      if (event === 'message' || event === 'messages') process.nextTick(() => this.receive());
-    });
     const signal = o.signal;
     if (signal !== undefined) {
       const onAbort = () => {
@@ -111,8 +118,9 @@ export class Socket extends SocketOptionsMixin {
     this.healthCheck();
     if (this.bindState !== 'unbound') throw errAlreadyBound();
     const a = readBindArgs(args);
-    // node:dgram binds port & 0xffff for a port out of range; sockbuf refuses it as send() does
-    const port = a.port == null ? 0 : validatePort(a.port, true);
+    // as node:dgram: the port as a uint32, cut to 16 bits ('abc', null → 0; 1.5, true → 1; 70000 → 4464)
+    const rawPort = a.port;
+    const port = (Number(rawPort || 0) >>> 0) & 0xffff;
     this.bindState = 'binding';
     if (a.callback) {
       const cb = a.callback;
@@ -145,61 +153,55 @@ export class Socket extends SocketOptionsMixin {
         this.emit('error', err);
         return;
       }
-      const failed = (r: number, fd = -1) => {
-        if (fd >= 0) closeFd(fd);
+      const failed = (r: number) => {
         this.bindState = 'unbound';
-        this.emit('error', exceptionWithHostPort(r, 'bind', ip, port));
+        this.emit('error', exceptionWithHostPort(r, 'bind', ip, rawPort));
       };
       if (this.familyOf(ip)) return failed(-EINVAL);
-      const fd = udpSocket(this.family);
-      if (fd < 0) return failed(fd);
-      if (this.o.reuseAddr) this.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1);
-      if (this.o.ipv6Only && this.family === 6) this.setOption(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+      // as libuv: a socket made by an earlier (failed) bind or by addMembership is bound again
+      let fd = this.fd;
+      if (fd < 0) {
+        fd = udpSocket(this.family);
+        if (fd < 0) return failed(fd);
+        this.fd = fd;
+        if (this.o.reuseAddr) this.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+        if (this.o.ipv6Only && this.family === 6) this.setOption(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+      }
       const r = udpBind(fd, ip, port);
-      if (r < 0) return failed(r, fd);
-      this.fd = fd;
+      if (r < 0) return failed(r);
       this.startListening();
     });
     return this;
   }
 
-  private startListening(): void {
-    this.bindState = 'bound';
-    const ep = endpointOf(this.fd, false);
-    this.local = typeof ep === 'number' ? undefined : ep;
-    if (this.o.recvBufferSize) this.setRecvBufferSize(this.o.recvBufferSize);
-    if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
-    this.sends = new SendQueue(socketTransport(this.fd), MAX_PAYLOAD);
-    this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
-    if (!this.referenced) this.keepAlive.unref();
-    this.emit('listening');
-    this.receive();
+  protected override implicitBind(): number {
+    const fd = udpSocket(this.family);
+    if (fd < 0) return fd;
+    this.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1); // libuv's UV_UDP_REUSEADDR for this bind
+    const r = udpBind(fd, this.family === 4 ? '0.0.0.0' : '::', 0);
+    if (r < 0) {
+      closeFd(fd);
+      return r;
+    }
+    this.fd = fd;
+    return fd;
   }
 
-  /** Starts the reader once the socket is bound and someone listens for datagrams. */
-  private receive(): void {
-    if (!this.isOpen || this.bindState !== 'bound' || this.receiver) return;
-    if (this.listenerCount('message') + this.listenerCount('messages') === 0) return;
+  private startListening(): void {
+    this.bindState = 'bound';
     const fd = this.fd;
-    const rcvbufReport = this.recvBufferSet
-      ? { wanted: 0, was: 0, got: this.getRecvBufferSize(), limit: Number.NaN, forced: false, met: true }
-      : applyUdpRcvbuf(fd, this.o.rcvbuf === undefined ? undefined : parseSize(this.o.rcvbuf, 'rcvbuf'));
-    const receiver = receiverOnSocket(
-      { fd, rcvbufReport, host: this.local?.host ?? '0.0.0.0', port: this.local?.port ?? 0 },
-      {
-        slot: 65536,
-        gro: false,
-        batch: this.o.batch ?? 32,
-        coalesce: this.o.coalesce ?? 0,
-        addresses: true,
-        ring: 32,
-      },
-    );
-    this.receiver = receiver;
-    receiver.unref(); // the socket's own timer keeps the process alive while it is ref()ed
-    pumpMessages(receiver, this, () => this.isOpen).catch((e) => {
-      if (this.isOpen) this.emit('error', e);
+    if (this.o.recvBufferSize) this.setRecvBufferSize(this.o.recvBufferSize);
+    else applyUdpRcvbuf(fd, this.o.rcvbuf === undefined ? undefined : parseSize(this.o.rcvbuf, 'rcvbuf'));
+    if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
+    this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
+    this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+    if (!this.referenced) this.keepAlive.unref();
+    // reading starts now, as node:dgram's (a datagram with no 'message' listener is read and dropped)
+    this.receiver = new SocketReceiver(fd, this.type, this, {
+      maxQueueDelay: this.o.maxQueueDelay ?? 0,
+      readerNice: this.o.readerNice ?? 0,
     });
+    this.emit('listening');
   }
 
   private enqueue(f: () => void): void {
@@ -331,16 +333,10 @@ export class Socket extends SocketOptionsMixin {
     clearInterval(this.keepAlive);
     const fd = this.fd;
     this.fd = -1;
-    const finish = () => {
-      if (fd >= 0) closeFd(fd);
-      this.emit('close');
-    };
-    const r = this.receiver;
-    if (!r) process.nextTick(finish);
-    else {
-      r.ref(); // the reader's exit is what 'close' waits for: keep the process up until then
-      r.close().then(finish, finish);
-    }
+    // the receiver closes the descriptor (in the reader thread, when that has it)
+    if (this.receiver) this.receiver.close();
+    else if (fd >= 0) closeFd(fd);
+    process.nextTick(() => this.emit('close'));
     return this;
   }
 
@@ -366,7 +362,7 @@ export class Socket extends SocketOptionsMixin {
 
   /** sockbuf: what the socket received, what the kernel and the reader dropped, what it sent. */
   stats(): DgramSocketStats {
-    return socketStats(this.receiver, this.sends, this.isOpen ? this.fd : -1);
+    return socketStats(this.receiver, this.sends, this.fd);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -139,6 +139,9 @@ test('a seed that falls short of its criterion fails the suite (exit 1); skipped
     checkResults(JSON.parse(JSON.stringify(short)), 'suite').results.map((r) => r.repeats),
     [2, 2],
   );
+  // the recorded command is the one that ran: --repeat 2, not the entry's own (issue 37)
+  const entries = short.params.entries as { command: string }[];
+  assert.match(entries[0].command, /--repeat 2$/);
   const holds = await runSuite({
     seeds: [pairSeed(1.5), skippedSeed],
     withLab: async () => {

@@ -60,13 +60,13 @@ test('serve --json: a ready line with the port; answers hello; stops on SIGTERM'
     c.close();
     const exited = new Promise((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    assert.equal(await exited, 143);
   } finally {
     child.kill('SIGKILL');
   }
 });
 
-test('serve --json: a SIGTERM sent the moment the ready line arrives ends it cleanly (exit 0)', async () => {
+test('serve --json: a SIGTERM sent the moment the ready line arrives ends it cleanly (exit 143)', async () => {
   for (let i = 0; i < 3; i++) {
     const child = spawn(process.execPath, [...SOCKBUF_ARGV, 'serve', '--listen', '0', '--json'], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -76,7 +76,7 @@ test('serve --json: a SIGTERM sent the moment the ready line arrives ends it cle
         child.once('exit', (code, signal) => r([code, signal])),
       );
       child.stdout.once('data', () => child.kill('SIGTERM'));
-      assert.deepEqual(await exited, [0, null], 'its own handler ended it, not the signal');
+      assert.deepEqual(await exited, [143, null], 'its own handler ended it, not the signal');
     } finally {
       child.kill('SIGKILL');
     }

@@ -177,3 +177,40 @@ test('blast udp at a rate no sender reaches says the pace was not kept: JSON, ta
     s.close();
   }
 });
+
+// issue 37: runs that cannot be what was asked said so: each of these exited 0 (or ran silently
+// without GSO, or ignored --slot) before
+test('blast udp: a run that sent nothing, or into a closed port, exits 1 saying why; --gso on with a size GSO cannot send is refused', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
+  const none = cli('blast', 'udp', '--to', '127.0.0.1:9', '--rate', '1', '--duration', '100ms');
+  assert.equal(none.status, 1, none.stderr);
+  assert.match(none.stderr, /no datagram was sent in --duration 100ms .*nothing was measured/);
+  assert.match(none.stdout, /NOT kept/);
+  // a port nothing listens on: the kernel reports the ICMP refusals on later sends
+  const closed = dgram.createSocket('udp4');
+  await new Promise<void>((r) => closed.bind(0, '127.0.0.1', () => r()));
+  const port = closed.address().port;
+  closed.close();
+  const refused = cli('blast', 'udp', '--to', `127.0.0.1:${port}`, '--rate', '10k', '--duration', '300ms');
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /sends were refused \(ECONNREFUSED\): nothing listens on 127\.0\.0\.1:\d+/);
+  const gso = cli(
+    'blast',
+    'udp',
+    '--to',
+    '127.0.0.1:9',
+    '--gso',
+    'on',
+    '--size',
+    '64000',
+    '--duration',
+    '100ms',
+  );
+  assert.equal(gso.status, 2);
+  assert.match(gso.stderr, /^sockbuf: --gso on cannot send --size 64000: GSO needs/);
+  const slot = cli('sink', 'udp', '--listen', '127.0.0.1:0', '--receiver', 'dgram', '--slot', '1024');
+  assert.equal(slot.status, 2);
+  assert.match(slot.stderr, /--receiver dgram and --slot cannot be combined/);
+});

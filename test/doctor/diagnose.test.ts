@@ -38,3 +38,17 @@ test('diagnose: bad targets and a folder that is no /proc tree are usage errors 
     (e) => e instanceof UsageError && e.option === 'procRoot' && e.value === '/nonexistent',
   );
 });
+
+// issue 37: `doctor --bandwidth 9999999tbit` and `--rtt 99999h` were taken
+test('doctorTargets: a bandwidth or an RTT no network has is a UsageError naming the option', async () => {
+  const { doctorTargets } = await import('../../src/doctor/diagnose.js');
+  assert.throws(
+    () => doctorTargets({ bandwidth: '9999999tbit' }),
+    (e: unknown) => e instanceof UsageError && e.option === 'bandwidth',
+  );
+  assert.throws(
+    () => doctorTargets({ rtt: '99999h' }),
+    (e: unknown) => e instanceof UsageError && e.option === 'rtt',
+  );
+  assert.equal(doctorTargets({ bandwidth: '10tbit', rtt: '1m' }).rttSeconds, 60);
+});

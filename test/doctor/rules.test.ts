@@ -150,3 +150,22 @@ test('read-only /proc/sys and the UDP offloads are reported as such', () => {
   assert.equal(roundUp(2_500_000), 4194304);
   assert.equal(roundUp(4194304), 4194304);
 });
+
+// issue 37: 10 Tbit/s at 60 s asked for rmem_max=4503599627370496, which no kernel takes (an int)
+test('recommendations never exceed what the kernel takes (INT_MAX), and say when no setting reaches the target', () => {
+  const fs = diagnose(host(), { ...T, bitsPerSecond: 10e12, rttSeconds: 60 });
+  for (const name of ['net.core.rmem_max', 'net.core.wmem_max', 'net.core.netdev_max_backlog']) {
+    const f = find(fs, name);
+    assert.ok(Number(f.recommended) <= 2 ** 31 - 1, `${name} = ${f.recommended}`);
+  }
+  for (const name of ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']) {
+    const f = find(fs, name);
+    assert.ok(Number(f.recommended?.split(' ')[2]) <= 2 ** 31 - 1, `${name} = ${f.recommended}`);
+    assert.match(f.explanation, /takes at most 2147483647/);
+  }
+  assert.match(find(fs, 'net.core.rmem_max').explanation, /no setting reaches the target/);
+  assert.doesNotMatch(
+    sysctlConf(fs, { ...T, bitsPerSecond: 10e12, rttSeconds: 60 }, false, 'now'),
+    /\d{11,}/,
+  );
+});

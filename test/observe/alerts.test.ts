@@ -1,4 +1,4 @@
-// The shipped alerting rules (docs/sockbuf-rules.yml) against the real promtool (Debian package
+// The shipped alerting rules (docs/deploy/sockbuf-rules.yml) against the real promtool (Debian package
 // `prometheus`, installed by .ci/run): the file is what `sockbuf exporter --print-rules` prints,
 // `promtool check rules` accepts it, and `promtool test rules` runs input series for every alert,
 // firing and not firing, with the annotations each one renders (socket, process, what to do).
@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { alertRules, rulesYaml } from '../../src/observe/alerts.js';
+import { alertRules, RUNBOOKS, rulesYaml } from '../../src/observe/alerts.js';
+import { NEEDED_SERIES } from '../../src/observe/guard-alerts.js';
+import { KNOWN_PROGRAMS } from '../../src/observe/programs.js';
 import { ADVICE, type Advice } from '../../src/policy/advice.js';
 
-const RULES = fileURLToPath(new URL('../../docs/sockbuf-rules.yml', import.meta.url));
+const RULES = fileURLToPath(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url));
 
 function promtool(...args: string[]) {
   const r = spawnSync('promtool', args, { encoding: 'utf8', timeout: 60_000 });
@@ -21,11 +23,11 @@ function promtool(...args: string[]) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-test('docs/sockbuf-rules.yml is what rulesYaml() writes, and promtool check rules accepts it', () => {
+test('docs/deploy/sockbuf-rules.yml is what rulesYaml() writes, and promtool check rules accepts it', () => {
   assert.equal(
     readFileSync(RULES, 'utf8'),
     rulesYaml(),
-    'regenerate it: node dist/cli/main.js exporter --print-rules > docs/sockbuf-rules.yml',
+    'regenerate it: node dist/cli/main.js exporter --print-rules > docs/deploy/sockbuf-rules.yml',
   );
   const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
   const r = promtool('check', 'rules', '--lint=all', '--lint-fatal', RULES);
@@ -51,6 +53,8 @@ test('promtool check rules fails on a broken rule (the check can fail)', () => {
 
 const H1 = { instance: 'host1:9477', job: 'sockbuf' };
 const H2 = { instance: 'host2:9477', job: 'sockbuf' };
+const H3 = { instance: 'host3:9477', job: 'sockbuf' };
+const H4 = { instance: 'host4:9477', job: 'sockbuf' };
 type Labels = Record<string, string>;
 const series = (name: string, labels: Labels, values: string) => ({
   series: `${name}{${Object.entries(labels)
@@ -67,13 +71,16 @@ const sock = (protocol: string, role: string, address: string, port: string) => 
 });
 const cause = (a: Advice, where = '') => `Cause: ${a.cause}. What to do${where}: ${a.fix}.`;
 
-const client = sock('tcp', 'client', '10.0.0.2', '5201'); // pinned peer, loaded: fires
+const client = { ...sock('tcp', 'client', '10.0.0.2', '5201'), pid: '42' }; // pinned peer, loaded: fires
 const unpinned = sock('tcp', 'client', '10.0.0.2', '5202'); // loaded, rwnd-limited, peer not pinned
 const idle = sock('tcp', 'client', '10.0.0.2', '5203'); // pinned peer, busy 2 % of the time
 const brief = sock('tcp', 'client', '10.0.0.2', '5204'); // pinned peer, loaded for 5 minutes only
 const receiver = sock('tcp', 'listener', '::1', '5201'); // pinned receive buffer, no owner known
-const sender = sock('tcp', 'client', '10.0.0.3', '9000'); // pinned send buffer, two java processes
-const under = sock('tcp', 'client', '10.0.0.3', '9001'); // sndbuf-limited 40 %: below the share
+const sender = { ...sock('tcp', 'client', '10.0.0.3', '9000'), pid: '7' }; // sndbuf-limited 75 %, java
+const under = { ...sock('tcp', 'client', '10.0.0.3', '9001'), pid: '7' }; // sndbuf-limited 40 %: below the share
+const broker = sock('tcp', 'listener', '127.0.0.1', '5672'); // beam.smp pinned both buffers (seed 000)
+const reader = sock('tcp', 'listener', '127.0.0.1', '8081'); // a connection whose reader stopped
+const busyConn = sock('tcp', 'listener', '127.0.0.1', '8082'); // an established connection drops, no accept-queue overflow
 const statsd = sock('udp', 'listener', '0.0.0.0', '8125'); // drops 10/s
 const quiet = sock('udp', 'listener', '0.0.0.0', '8126'); // dropped once, long ago
 const web = sock('tcp', 'listener', '127.0.0.1', '8080'); // accept queue overflows 1/s
@@ -93,24 +100,63 @@ const input = [
     series('sockbuf_socket_busy_ratio', s, '0.5x40'),
     series('sockbuf_socket_flagged', { ...s, kind: 'sndbuf-limited' }, '1x40'),
   ]),
-  series('sockbuf_socket_owner_info', { ...sender, command: 'java', pid: '7,9' }, '1x40'),
+  series('sockbuf_socket_owner_info', { ...sender, command: 'java' }, '1x40'),
   series('sockbuf_socket_drops_total', statsd, '0+600x40'),
   series('sockbuf_socket_drops_total', quiet, '500x40'),
   series('sockbuf_socket_owner_info', { ...statsd, command: 'statsd', pid: '100' }, '1x40'),
   series('sockbuf_socket_drops_total', web, '0+60x40'),
+  series('sockbuf_socket_listen_drops_total', web, '0+60x40'),
+  series('sockbuf_socket_drops_total', busyConn, '0+120x40'),
+  series('sockbuf_socket_listen_drops_total', busyConn, '0x40'),
+  series('sockbuf_socket_flagged', { ...broker, kind: 'pinned-rcvbuf' }, '1x40'),
+  series('sockbuf_socket_flagged', { ...broker, kind: 'pinned-sndbuf' }, '1x40'),
+  series('sockbuf_socket_busy_ratio', broker, '0.95x40'),
+  series('sockbuf_socket_receive_buffer_bytes', broker, '32768x40'),
+  series('sockbuf_socket_send_buffer_bytes', broker, '32768x40'),
+  series('sockbuf_socket_owner_info', { ...broker, command: 'beam.smp', pid: '4242' }, '1x40'),
+  series('sockbuf_socket_peer_info', { ...broker, peer: '10.0.0.7' }, '1x40'),
+  series('sockbuf_socket_flagged', { ...reader, kind: 'stalled-reader' }, '1x40'),
+  series('sockbuf_socket_receive_queue_bytes', reader, '131072x40'),
+  series('sockbuf_socket_owner_info', { ...reader, command: 'node', pid: '55' }, '1x40'),
+  series('sockbuf_autotuning_max_bytes', { ...H1, buffer: 'receive' }, '33554432x40'),
+  series('sockbuf_autotuning_max_bytes', { ...H1, buffer: 'send' }, '4194304x40'),
   series('node_netstat_Udp_RcvbufErrors', H1, '0+600x40'),
   series('node_netstat_Udp6_RcvbufErrors', H1, '0+60x40'),
   series('node_netstat_Udp_RcvbufErrors', H2, '7x40'),
   series('node_netstat_TcpExt_ListenDrops', H1, '0+60x40'),
   series('node_netstat_TcpExt_ListenDrops', H2, '3x40'),
   series('node_netstat_TcpExt_TCPMemoryPressures', H1, '0+1x40'),
-  series('node_netstat_TcpExt_TCPMemoryPressures', H2, '0x40'),
+  // host2's from node_exporter (port 9100), which the guards must see as the same host
+  series('node_netstat_TcpExt_TCPMemoryPressures', { instance: 'host2:9100', job: 'node' }, '0x40'),
   series('node_softnet_dropped_total', { ...H1, cpu: '0' }, '0+120x40'),
   series('node_softnet_dropped_total', { ...H1, cpu: '1' }, '0x40'),
   series('node_softnet_dropped_total', { ...H2, cpu: '0' }, '5x40'),
   series('node_softnet_times_squeezed_total', { ...H1, cpu: '0' }, '0+30x40'),
   series('node_softnet_times_squeezed_total', { ...H2, cpu: '0' }, '0x40'),
+  // the guards: host3's exporter stops answering at 10 minutes; host4's host has no node_* series
+  ...[H1, H2, H4].flatMap((h) => [
+    series('up', h, '1x40'),
+    series('sockbuf_build_info', { ...h, version: '0.1.0' }, '1x40'),
+  ]),
+  series('up', H3, '1x10 0x30'),
+  series('sockbuf_build_info', { ...H3, version: '0.1.0' }, '1x10 stale'),
+  series('sockbuf_scrape_collector_success', { ...H1, collector: 'sockets' }, '1x40'),
+  series('sockbuf_scrape_collector_success', { ...H1, collector: 'owners' }, '0x40'),
 ];
+
+const BEAM = KNOWN_PROGRAMS[0];
+const JAVA = KNOWN_PROGRAMS[2];
+const RCV_DESCRIPTION = (port: string, fix: string) =>
+  'On host1:9477 its receive buffer is far below tcp_rmem max and its window scale below what autotuning offers, ' +
+  'while data keeps arriving at about a window per round trip (queue half full, drops, or its sender rwnd-limited); ' +
+  'the size is skmem rb, twice what the program set. ' +
+  `Cause: ${ADVICE.pinnedRcvbuf.cause}. What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: rb, wscale).`;
+const SND_DESCRIPTION = (port: string, fix: string) =>
+  'On host1:9477 it carries load and its own send buffer holds it back: the send queue stays at a limit far below ' +
+  "tcp_wmem max with less in flight than cwnd and the peer's window allow (or sndbuf-limited above 50% of busy time), " +
+  "so it moves about one buffer per round trip; below two segments each round trip waits for the peer's delayed ACK; " +
+  'the size is skmem tb, twice what the program set. ' +
+  `Cause: ${ADVICE.pinnedSndbuf.cause}. What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: tb, Send-Q, rtt against minrtt).`;
 
 const alert = (labels: Labels, summary: string, description: string) => ({
   exp_labels: labels,
@@ -122,28 +168,44 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
   SockbufRwndLimitedByPinnedReceiveBuffer: [
     alert(
       { ...client, severity: 'warning' },
-      "tcp socket to 10.0.0.2:5201 (blast, pid 42) is rwnd-limited 90% of its busy time: the peer's receive buffer is pinned",
+      'tcp socket to 10.0.0.2:5201 (blast, pid 42) is rwnd-limited 90% of its busy time: its peer pinned its receive buffer',
       "On host1:9477 it carries load and the peer's receive window holds it back (rwnd-limited above 50% of busy " +
         "time); the peer's window scale and window show a small pinned receive buffer. " +
-        cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)'),
+        cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)') +
+        ' Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
     ),
   ],
   SockbufReceiveBufferPinned: [
     alert(
       { ...receiver, kind: 'pinned-rcvbuf', severity: 'warning' },
-      'tcp listener [::1]:5201 receives through a pinned receive buffer that limits its sender',
-      'On host1:9477 its receive buffer is far below tcp_rmem max and its window scale below what autotuning ' +
-        'offers, while its sender is rwnd-limited or its queue stays full. ' +
-        cause(ADVICE.pinnedRcvbuf),
+      'a process pinned the receive buffer of tcp listener [::1]:5201 to an unknown size where autotuning offers up to 32MiB: its window limits its senders',
+      RCV_DESCRIPTION('5201', `${ADVICE.pinnedRcvbuf.fix}.`),
+    ),
+    alert(
+      { ...broker, kind: 'pinned-rcvbuf', severity: 'warning' },
+      'beam.smp (pid 4242) pinned the receive buffer of tcp listener 127.0.0.1:5672 to 32768 bytes where autotuning offers up to 32MiB: its window limits its senders; peers 10.0.0.7',
+      RCV_DESCRIPTION('5672', `In beam.smp (${BEAM.what}): ${BEAM.rcvbuf}.`),
     ),
   ],
   SockbufSendBufferPinned: [
     alert(
+      { ...broker, severity: 'warning' },
+      'beam.smp (pid 4242) pinned the send buffer of tcp listener 127.0.0.1:5672 to 32768 bytes where autotuning offers up to 4MiB: limited 95% of the time; peers 10.0.0.7',
+      SND_DESCRIPTION('5672', `In beam.smp (${BEAM.what}): ${BEAM.sndbuf}.`),
+    ),
+    alert(
       { ...sender, severity: 'warning' },
-      'tcp socket to 10.0.0.3:9000 (java, pid 7,9) is sndbuf-limited 75% of its busy time with a pinned send buffer',
-      'On host1:9477 it carries load and its own send buffer holds it back (sndbuf-limited above 50% of busy ' +
-        'time) with a buffer far below tcp_wmem max. ' +
-        cause(ADVICE.pinnedSndbuf),
+      'java (pid 7) pinned the send buffer of tcp socket to 10.0.0.3:9000 to an unknown size where autotuning offers up to 4MiB: limited 75% of the time',
+      SND_DESCRIPTION('9000', `In java (${JAVA.what}): ${JAVA.sndbuf}.`),
+    ),
+  ],
+  SockbufStalledReader: [
+    alert(
+      { ...reader, kind: 'stalled-reader', severity: 'warning' },
+      'tcp listener 127.0.0.1:8081 (node, pid 55): a reader stopped reading (zero window, 131072 bytes queued)',
+      'On host1:9477 a connection of this series has a full receive queue and advertises a zero window, with ' +
+        'nothing received for a second or more (seen at the reader, or at the sender by the zero window it probes). ' +
+        `${cause(ADVICE.stalledReader)} Confirm with sockbuf inspect --port 8081 (or ss -tmi: Recv-Q at rb, a persist timer at the sender).`,
     ),
   ],
   SockbufUdpSocketDrops: [
@@ -182,6 +244,29 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
       `softnet_stat drops rise on host1:9477. ${cause(ADVICE.softnetDropped)}`,
     ),
   ],
+  SockbufExporterDown: [
+    alert(
+      { ...H3, severity: 'warning' },
+      'sockbuf exporter host3:9477 (job sockbuf) is down',
+      'Prometheus cannot scrape host3:9477: no socket or host series, and no sockbuf alert can fire for it. ' +
+        'Check the service (systemctl status sockbuf-exporter, or the pod) and its log.',
+    ),
+  ],
+  SockbufCollectorFailed: [
+    alert(
+      { ...H1, collector: 'owners', severity: 'warning' },
+      'sockbuf exporter host1:9477: collector owners fails',
+      'The collector owners failed in its last run on host1:9477: its series are left out, and the alerts over ' +
+        "them cannot fire. The exporter's log (stderr) says why.",
+    ),
+  ],
+  SockbufSeriesAbsent: NEEDED_SERIES.map(({ series, neededBy, restore }) =>
+    alert(
+      { ...H4, host: 'host4', series, severity: 'warning' },
+      `No job exports ${series} for the host of host4:9477: ${neededBy} cannot fire there`,
+      `${neededBy} reads ${series}, and no target on the host of host4:9477 exports it. To restore it: ${restore}.`,
+    ),
+  ),
   SockbufSoftnetTimesSqueezed: [
     alert(
       { ...H1, severity: 'info' },
@@ -192,8 +277,14 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
 };
 
 test('promtool test rules: every alert fires on its input series and on nothing else', () => {
-  const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
+  const names = [...new Set(alertRules().flatMap((g) => g.rules.map((r) => r.alert)))];
   assert.deepEqual(Object.keys(firing).sort(), [...names].sort(), 'a case for every shipped alert');
+  // every alert links its runbook section
+  const runbook = (alertname: string) =>
+    firing[alertname].map((a) => ({
+      ...a,
+      exp_annotations: { ...a.exp_annotations, runbook_url: `${RUNBOOKS}#${alertname.toLowerCase()}` },
+    }));
   const doc = {
     rule_files: [RULES],
     evaluation_interval: '1m',
@@ -204,7 +295,7 @@ test('promtool test rules: every alert fires on its input series and on nothing 
         alert_rule_test: [
           // before any `for` has passed: pending, not firing
           ...names.map((alertname) => ({ eval_time: '30s', alertname, exp_alerts: [] })),
-          ...names.map((alertname) => ({ eval_time: '25m', alertname, exp_alerts: firing[alertname] })),
+          ...names.map((alertname) => ({ eval_time: '25m', alertname, exp_alerts: runbook(alertname) })),
         ],
       },
     ],
@@ -230,4 +321,22 @@ test('promtool test rules: every alert fires on its input series and on nothing 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('every alert has its runbook section in docs/runbooks.md, and its runbook_url points at it', () => {
+  const runbooks = readFileSync(new URL('../../docs/runbooks.md', import.meta.url), 'utf8');
+  const sections = [...runbooks.matchAll(/^## (\w+)$/gm)].map((m) => m[1]);
+  const rules = alertRules().flatMap((g) => g.rules);
+  const names = [...new Set(rules.map((r) => r.alert))];
+  assert.deepEqual([...sections].sort(), [...names].sort(), 'one section per alert, no other');
+  for (const r of rules) {
+    assert.equal(r.annotations.runbook_url, `${RUNBOOKS}#${r.alert.toLowerCase()}`);
+    const section = runbooks.split(`## ${r.alert}\n`)[1].split('\n## ')[0];
+    for (const part of ['**Means**', '**Confirm**', '**Change**'])
+      assert.ok(section.includes(part), `${r.alert}: ${part}`);
+  }
+  // the node_exporter flag the guard names is the one the runbook gives
+  const absent = rules.find((r) => r.labels.series === 'node_netstat_TcpExt_TCPMemoryPressures');
+  const flag = /--collector\.netstat\.fields='[^']+'/.exec(absent?.annotations.description ?? '')?.[0];
+  assert.ok(flag && runbooks.includes(flag), String(flag));
 });

@@ -190,3 +190,169 @@ test('filterRows: port matches either end; pid, state and --limited', () => {
   assert.equal(filterRows(rows, { state: 'listen' }).length, 0);
   assert.equal(filterRows(rows, { limitedOnly: true }).length, 2);
 });
+
+// Records from the loopback study (docs/diagnosis.md; scripts/diagnosis-study.py), one second apart.
+const HOST_6_18: HostLimits = { tcpRmemMax: 32 << 20, tcpWmemMax: 4 << 20, rmemMax: 4 << 20 };
+function pair(
+  a: DiagSocket,
+  info: Partial<TcpInfo>,
+  queues: { rqueue?: number; wqueue?: number } = {},
+  skmem: Partial<MemInfo> = {},
+): [DiagSocket, DiagSocket] {
+  const now = {
+    ...a,
+    ...queues,
+    tcpInfo: { ...a.tcpInfo, ...info } as TcpInfo,
+    skmem: { ...(a.skmem as MemInfo), ...skmem },
+  };
+  return [a, now];
+}
+
+test('a pinned send buffer (tb 32 KiB) full, one segment in flight, rtt 42 ms against 2 us: pinned-sndbuf from the sender alone', () => {
+  const then = tcp(
+    47212,
+    47001,
+    {
+      rtt: 42066,
+      minRtt: 2,
+      unacked: 1,
+      sndCwnd: 18,
+      sndWnd: 5650432,
+      busyTime: 1e6,
+      bytesAcked: 1e6,
+      lastDataSent: 12,
+    },
+    { sndbuf: 32768, wmemQueued: 66315 },
+  );
+  then.remoteHost = '10.0.0.2'; // the reader elsewhere: the sender's host alone must tell
+  then.wqueue = 65483;
+  const [, now] = pair(then, { busyTime: 2_008_000, bytesAcked: 2_506_109 });
+  const [row] = analyze(snap([now], 1000), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    ['pinned-sndbuf'],
+  );
+  const why = row.flags[0].reason;
+  assert.match(why, /send buffer 32 KiB, far below tcp_wmem max 4 MiB, full \(Send-Q 63\.9 KiB\)/);
+  assert.match(why, /1\.51 MB\/s ≈ 61\.9 KiB per round trip, rtt 42 ms \(min 0\.002 ms\)/);
+  assert.match(why, /below two segments \(mss 63\.9 KiB\).*delays its ACK/);
+  assert.equal(row.busyRatio, 1, 'busy 1008 ms in 1 s is clamped to 1');
+  assert.equal(row.sentBytesPerSecond, 1506109);
+});
+
+test('an autotuned sender carrying load, a cwnd-limited one and an idle pinned one are not pinned-sndbuf', () => {
+  const base = { rtt: 249, minRtt: 1, unacked: 0, sndCwnd: 26, sndWnd: 32901120, lastDataSent: 0 };
+  const auto = tcp(
+    39120,
+    47021,
+    { ...base, busyTime: 1e6, bytesAcked: 1e6 },
+    { sndbuf: 4194304, wmemQueued: 67359 },
+  );
+  auto.wqueue = 65695;
+  const cwnd = tcp(
+    39121,
+    47021,
+    { ...base, unacked: 26, busyTime: 1e6, bytesAcked: 1e6 },
+    { sndbuf: 65536, wmemQueued: 70000 },
+  );
+  cwnd.wqueue = 65536;
+  const idle = tcp(
+    39122,
+    47021,
+    { ...base, busyTime: 1e6, bytesAcked: 1e6 },
+    { sndbuf: 32768, wmemQueued: 0 },
+  );
+  const a = [auto, cwnd, idle];
+  const b = [
+    pair(auto, { busyTime: 1_716_000, bytesAcked: 1.46e9 })[1],
+    pair(cwnd, { busyTime: 2e6, bytesAcked: 2e6 })[1],
+    pair(idle, { busyTime: 1e6, bytesAcked: 1e6 })[1],
+  ];
+  for (const row of analyze(snap(b, 1000), HOST_6_18, snap(a, 0)))
+    assert.equal(row.limited, false, row.localPort.toString());
+});
+
+test('a pinned receive buffer seen from the receiver alone: flagged with the drops in the reason', () => {
+  const then = tcp(
+    47021,
+    58530,
+    { rcvWscale: 0, rcvWnd: 16384, rcvRtt: 14, rtt: 15, lastDataRecv: 4, bytesReceived: 1e9 },
+    { rcvbuf: 32768, rmemAlloc: 17216, drops: 200 },
+  );
+  then.remoteHost = '10.0.0.2';
+  then.rqueue = 16384;
+  const [, now] = pair(then, { bytesReceived: 1e9 + 280739840 }, {}, { drops: 303 });
+  const [row] = analyze(snap([now], 1000), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    ['pinned-rcvbuf'],
+  );
+  assert.match(row.flags[0].reason, /receive buffer 32 KiB.*window scale 0 where autotuning offers 10/);
+  assert.match(row.flags[0].reason, /SO_RCVBUF was set/);
+  assert.match(row.flags[0].reason, /it is receiving: 16\.8 KiB of it queued, 103 packets dropped on it/);
+  // the same socket receiving nothing since the previous sample is not flagged
+  const [quiet] = analyze(snap([then], 1000), HOST_6_18, snap([then], 0));
+  assert.equal(quiet.limited, false);
+});
+
+test('a stalled autotuned reader and its sender: stalled-reader at both ends', () => {
+  const receiver = tcp(
+    47001,
+    51494,
+    { rcvWnd: 0, lastDataRecv: 4668, bytesReceived: 127973 },
+    { rcvbuf: 131072, rmemAlloc: 130469, drops: 5 },
+  );
+  receiver.rqueue = 127973;
+  const sender = tcp(
+    51494,
+    47001,
+    { sndWnd: 0, backoff: 4, lastDataSent: 4660, ...busy(99.9) },
+    { sndbuf: 4194304, wmemQueued: 2804699 },
+  );
+  sender.wqueue = 2755611;
+  const [r, s] = analyze(snap([receiver, sender], 1000), HOST_6_18, snap([receiver, sender], 0));
+  assert.deepEqual(
+    r.flags.map((f) => f.kind),
+    ['stalled-reader'],
+  );
+  assert.match(r.flags[0].reason, /125 KiB wait in its receive queue .*zero window.*4\.7 s.*stopped reading/);
+  assert.deepEqual(
+    s.flags.map((f) => f.kind),
+    ['stalled-reader'],
+  );
+  assert.match(s.flags[0].reason, /its reader 127\.0\.0\.1:47001 on this host stopped reading/);
+  // the sender alone (its reader on another host): told by the zero window it probes
+  const remote = { ...sender, remoteHost: '10.0.0.2' };
+  const [alone] = analyze(snap([remote]), HOST_6_18);
+  assert.match(alone.flags[0]?.reason ?? '', /peer's receive window is zero with 2\.63 MiB waiting/);
+  assert.equal(alone.flags[0].kind, 'stalled-reader');
+});
+
+test('a stalled pinned reader is stalled, and neither end is told to remove its setsockopt', () => {
+  const receiver = tcp(
+    47001,
+    49970,
+    { rcvWscale: 0, rcvWnd: 0, lastDataRecv: 4504, bytesReceived: 24576 },
+    { rcvbuf: 32768, rmemAlloc: 27072, drops: 5 },
+  );
+  receiver.rqueue = 24576;
+  const sender = tcp(
+    49970,
+    47001,
+    { sndWscale: 0, sndWnd: 0, backoff: 4, lastDataSent: 4496, ...busy(100) },
+    { sndbuf: 4194304, wmemQueued: 2855616 },
+  );
+  sender.wqueue = 2596864;
+  const rows = analyze(snap([receiver, sender]), HOST_6_18);
+  for (const row of rows) {
+    assert.deepEqual(
+      row.flags.map((f) => f.kind),
+      ['stalled-reader'],
+    );
+    assert.doesNotMatch(row.flags[0].reason, /remove/);
+  }
+  assert.match(
+    rows[0].flags[0].reason,
+    /pinned too, but that is not the cause; 5 packets dropped since it opened/,
+  );
+});

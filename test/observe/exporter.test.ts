@@ -8,7 +8,10 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
+import { chooseSockets } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
+import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
+import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
 
 interface Sample {
   name: string;
@@ -111,9 +114,22 @@ test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP
   }
 });
 
-test('a TCP listener whose accept queue overflows gets series: its drops and its process', {
+test('a TCP listener whose accept queue overflows gets series: its drops and its process; a listener whose established connection drops is not counted as listen drops', {
   timeout: 15_000,
 }, async () => {
+  // another listener: SO_RCVBUF 4096 pinned, its one connection never read, the client writing, so
+  // that the established socket drops packets (skmem d) while its accept queue never overflows
+  const other = net.createServer({ pauseOnConnect: true }, (c) => c.on('error', () => {}));
+  const lfd = createSocket('127.0.0.1', SOCK_STREAM);
+  setIntOption(lfd, SOL_SOCKET, SO_RCVBUF, 4096);
+  bindFd(lfd, { host: '127.0.0.1', port: 0 });
+  listenFd(lfd);
+  await listenOnFd(other, lfd);
+  const otherPort = String((other.address() as net.AddressInfo).port);
+  const writer = net.connect(Number(otherPort), '127.0.0.1').on('error', () => {});
+  const blob = Buffer.alloc(1 << 20);
+  writer.write(blob);
+  writer.write(blob);
   // a listener with a backlog of 1 that never accepts, in another process (Node accepts at once)
   const py = spawn('python3', [
     '-c',
@@ -133,14 +149,36 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     for (let i = 0; i < 20 && !drops; i++) {
       await sleep(300); // SYNs beyond the queue are dropped and retried: the first drops come at once
       samples = await series();
-      drops = samples.find((s) => s.name === 'sockbuf_socket_drops_total' && s.labels.port === port);
+      drops = samples.find(
+        (s) =>
+          s.name === 'sockbuf_socket_listen_drops_total' &&
+          s.labels.port === port &&
+          s.labels.role === 'listener',
+      );
     }
     assert.ok(drops, 'the overflowing listener is chosen');
-    assert.ok(drops.value > 0);
+    assert.ok(drops.value > 0, JSON.stringify(samples.filter((s) => s.labels.port === port)));
+    // no finding on the connecting side: a socket in its handshake is not a stalled reader
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'sockbuf_socket_flagged' && s.labels.port === port),
+      [],
+    );
     assert.deepEqual(drops.labels, { protocol: 'tcp', role: 'listener', address: '127.0.0.1', port });
-    const owner = samples.find((s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === port);
+    const owner = samples.find(
+      (s) => s.name === 'sockbuf_socket_owner_info' && s.labels.port === port && s.labels.role === 'listener',
+    );
     assert.deepEqual(owner?.labels, { ...drops.labels, command: 'python3', pid: String(py.pid) });
+    // the other listener: its connection's drops in drops_total, none in listen_drops_total
+    const mine = (name: string) =>
+      samples.find((s) => s.name === name && s.labels.port === otherPort && s.labels.role === 'listener');
+    assert.ok(
+      (mine('sockbuf_socket_drops_total')?.value ?? 0) > 0,
+      JSON.stringify(samples.filter((s) => s.labels.port === otherPort)),
+    );
+    assert.equal(mine('sockbuf_socket_listen_drops_total')?.value, 0);
   } finally {
+    writer.destroy();
+    other.close();
     for (const c of clients) c.destroy();
     py.kill();
     await exp.close();
@@ -232,23 +270,42 @@ test('chooseSockets: flagged first, then the most limited, never more than top',
   assert.equal(chooseSockets(rows, 0).length, 0);
 });
 
-test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
+test('the dashboards parse; the fleet one asks only for what the exporter exports, the application one for registerMetrics', async () => {
   const { readFileSync } = await import('node:fs');
   const { Registry } = await import('prom-client');
   const { registerMetrics } = await import('../../src/observe/metrics.js');
   const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
   const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
-  const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
-  const r = new Registry();
-  registerMetrics(r);
-  registerSocketMetrics(r);
-  registerHostMetrics(r);
-  const known = new Set(r.getMetricsAsArray().map((m) => m.name));
-  const text = JSON.stringify(dash);
-  const exprs: string[] = text.match(/(node_netstat|node_softnet|node_sockstat|sockbuf)_\w+/g) ?? [];
-  assert.ok(exprs.length > 10);
-  for (const name of exprs) assert.ok(known.has(name), `${name} is not exported`);
+  const { registerBuildInfo, registerScrapeMetrics, Collectors } = await import(
+    '../../src/observe/self-metrics.js'
+  );
+  const read = (f: string) => readFileSync(new URL(`../../docs/deploy/${f}`, import.meta.url), 'utf8');
+  const names = (text: string) =>
+    text.match(/\b(node_netstat|node_softnet|node_sockstat|sockbuf|process)_\w+/g) ?? [];
+  const exporter = new Registry();
+  registerBuildInfo(exporter);
+  registerSocketMetrics(exporter);
+  registerHostMetrics(exporter);
+  registerScrapeMetrics(exporter, new Collectors(), () => 0);
+  const app = new Registry();
+  registerMetrics(app);
+  for (const [file, registry] of [
+    ['grafana-sockbuf-fleet.json', exporter],
+    ['grafana-sockbuf-app.json', app],
+  ] as const) {
+    const text = read(file);
+    const dash = JSON.parse(text);
+    assert.match(dash.description, /^Needs /, `${file} says what it needs`);
+    const known = new Set(registry.getMetricsAsArray().map((m) => m.name));
+    const exprs = (dash.panels as { targets?: { expr: string }[] }[]).flatMap((p) =>
+      (p.targets ?? []).map((t) => t.expr),
+    );
+    const used = names(exprs.join('\n'));
+    assert.ok(used.length > 5, file);
+    for (const name of used) assert.ok(known.has(name), `${file}: ${name} is not exported there`);
+  }
   // per-socket panels label by role, address and port (the labels sockbuf_socket_* carry)
-  assert.doesNotMatch(text, /local_port|remote_port/);
-  assert.match(text, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
+  const fleet = read('grafana-sockbuf-fleet.json');
+  assert.doesNotMatch(fleet, /local_port|remote_port/);
+  assert.match(fleet, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
 });

@@ -30,3 +30,15 @@ test('JSON for a terminal: what JSON.stringify leaves raw is escaped, and the va
   assert.equal(json, '{"s":"a\\u001b[2Jb\\u007fc\\u009bd\\u202ee\\u2028f","n":1}');
   assert.deepEqual(JSON.parse(json), value);
 });
+
+// issue 37: U+061C, U+200B and U+FEFF passed through raw where U+200E/U+200F were escaped
+test('every format character (Cf) is escaped: Arabic letter mark, zero-width, BOM, tags; text stays', () => {
+  assert.equal(
+    printable('a\u061cb\u200bc\u200cd\u200de\u2060f\ufeffg\u{e0041}h\u00adi'),
+    'a\\u061cb\\u200bc\\u200cd\\u200de\\u2060f\\ufeffg\\u{e0041}h\\xadi',
+  );
+  assert.equal(printable('é 漢 😀 — × ≥'), 'é 漢 😀 — × ≥');
+  const json = printableJson(JSON.stringify({ k: '\u061c\u200b\ufeff\u{e0041}' }));
+  assert.doesNotMatch(json, /[\u061c\u200b\ufeff]|\u{e0041}/u);
+  assert.deepEqual(JSON.parse(json), { k: '\u061c\u200b\ufeff\u{e0041}' });
+});

@@ -343,3 +343,281 @@ const cases: Case[] = [
 ];
 
 conformance(cases);
+
+/** What a callback was called with: how many arguments, and each (errors described). */
+const argsOf = (args: unknown[]) => [args.length, ...args.map((a) => (a instanceof Error ? describe(a) : a))];
+
+/** Issue 35's corners: each where sockbuf/dgram once differed from node:dgram. */
+const corners: Case[] = [
+  {
+    name: 'createSocket checks recvBufferSize and sendBufferSize (ERR_OUT_OF_RANGE, ERR_INVALID_ARG_TYPE), and bind throws nothing after',
+    async run(create) {
+      const opts = (o: object) => ({ type: 'udp4', ...o }) as Parameters<typeof create>[0];
+      const out: unknown[] = [
+        attempt(() => create(opts({ recvBufferSize: -1 }))),
+        attempt(() => create(opts({ recvBufferSize: 'x' }))),
+        attempt(() => create(opts({ recvBufferSize: 1.5 }))),
+        attempt(() => create(opts({ recvBufferSize: 2 ** 33 }))),
+        attempt(() => create(opts({ sendBufferSize: -1 }))),
+      ];
+      // 0 is "not given", as in node:dgram: the socket binds and works
+      const s = create(opts({ recvBufferSize: 0 }));
+      s.bind(0, '127.0.0.1');
+      await next(s, 'listening');
+      out.push(attempt(() => s.address().family));
+      await new Promise<void>((r) => s.close(() => r()));
+      return out;
+    },
+    expect: [
+      {
+        class: 'RangeError',
+        name: 'RangeError',
+        code: 'ERR_OUT_OF_RANGE',
+        message:
+          'The value of "options.recvBufferSize" is out of range. It must be >= 0 && <= 4294967295. Received -1',
+      },
+      {
+        class: 'TypeError',
+        name: 'TypeError',
+        code: 'ERR_INVALID_ARG_TYPE',
+        message: `The "options.recvBufferSize" property must be of type number. Received type string ('x')`,
+      },
+      {
+        class: 'RangeError',
+        name: 'RangeError',
+        code: 'ERR_OUT_OF_RANGE',
+        message: 'The value of "options.recvBufferSize" is out of range. It must be an integer. Received 1.5',
+      },
+      {
+        class: 'RangeError',
+        name: 'RangeError',
+        code: 'ERR_OUT_OF_RANGE',
+        message:
+          'The value of "options.recvBufferSize" is out of range. It must be >= 0 && <= 4294967295. Received 8_589_934_592',
+      },
+      {
+        class: 'RangeError',
+        name: 'RangeError',
+        code: 'ERR_OUT_OF_RANGE',
+        message:
+          'The value of "options.sendBufferSize" is out of range. It must be >= 0 && <= 4294967295. Received -1',
+      },
+      'IPv4',
+    ],
+  },
+  {
+    name: "an ICMP error on a connected socket with no 'message' listener: 'error' (recvmsg ECONNREFUSED)",
+    async run(create) {
+      const p = await peer();
+      const port = p.address().port;
+      await new Promise<void>((r) => p.close(() => r()));
+      const s = create('udp4');
+      const out: unknown[] = [];
+      await new Promise<void>((r) => s.connect(port, '127.0.0.1', () => r()));
+      const err = next(s, 'error', 3000);
+      s.send('x', (...a: unknown[]) => out.push(argsOf(a)));
+      out.push(describe((await err)[0]));
+      await new Promise<void>((r) => s.close(() => r()));
+      return out;
+    },
+    expect: [
+      [2, null, 1],
+      {
+        class: 'Error',
+        name: 'Error',
+        code: 'ECONNREFUSED',
+        message: 'recvmsg ECONNREFUSED',
+        errno: -111,
+        syscall: 'recvmsg',
+      },
+    ],
+  },
+  {
+    name: "bind() coerces the port as node:dgram does ('abc', null, '', true, 1.5, -1, 70000)",
+    async run(create) {
+      const out: unknown[] = [];
+      for (const port of ['abc', null, '', true, 1.5, -1, 70000]) {
+        const s = create('udp4');
+        s.bind(port as number, '127.0.0.1');
+        const [ev, arg] = await Promise.race([
+          next(s, 'listening').then(() => ['listening', undefined]),
+          next(s, 'error').then((a) => ['error', a[0]]),
+        ]);
+        if (ev === 'error') out.push((arg as { code: string }).code);
+        else {
+          const got = s.address().port;
+          // port 1 needs root (EACCES otherwise); kernel-chosen ports vary
+          out.push(got === 1 || got === 4464 || got === 65535 ? got : 'PORT');
+        }
+        await new Promise<void>((r) => s.close(() => r()));
+      }
+      return out.map((x) => (x === 'EACCES' ? 1 : x));
+    },
+    expect: ['PORT', 'PORT', 'PORT', 1, 1, 65535, 4464],
+  },
+  {
+    name: 'failed callbacks get the error alone (EMSGSIZE, a name that does not resolve, the other family, connect)',
+    async run(create) {
+      const s = create('udp4');
+      const calls: Promise<unknown>[] = [];
+      const cb = () => {
+        let done!: (v: unknown) => void;
+        calls.push(new Promise((r) => (done = r)));
+        return (...a: unknown[]) => done(argsOf(a));
+      };
+      s.send(Buffer.alloc(70000), 9, '127.0.0.1', cb());
+      s.send('x', 9, 'name.invalid', cb());
+      s.send('x', 9, '::1', cb());
+      s.send('x', 9, '127.0.0.1', cb());
+      const out = await Promise.all(calls);
+      const t = create('udp4');
+      const c = await new Promise((r) => t.connect(9, 'name.invalid', (...a: unknown[]) => r(a.length)));
+      await new Promise<void>((r) => s.close(() => r()));
+      await new Promise<void>((r) => t.close(() => r()));
+      // a lookup failure's record names the resolver's errno, which differs between hosts: keep its code
+      return [
+        ...out.map((x) =>
+          Array.isArray(x) && (x[1] as { code?: string })?.code === 'ENOTFOUND' ? [x[0], 'ENOTFOUND'] : x,
+        ),
+        c,
+      ];
+    },
+    expect: [
+      [
+        1,
+        {
+          class: 'Error',
+          name: 'Error',
+          code: 'EMSGSIZE',
+          message: 'send EMSGSIZE 127.0.0.1:9',
+          errno: -90,
+          syscall: 'send',
+          address: '127.0.0.1',
+          port: 'PORT',
+        },
+      ],
+      [1, 'ENOTFOUND'],
+      [
+        1,
+        {
+          class: 'Error',
+          name: 'Error',
+          code: 'EINVAL',
+          message: 'send EINVAL ::1:9',
+          errno: -22,
+          syscall: 'send',
+          address: '::1',
+          port: 'PORT',
+        },
+      ],
+      [2, null, 1],
+      1,
+    ],
+  },
+  {
+    name: 'address() after a failed bind gives the unbound address; a second bind() may succeed',
+    async run(create) {
+      const p = await peer();
+      const s = create('udp4');
+      s.bind(p.address().port, '127.0.0.1');
+      await next(s, 'error');
+      const out: unknown[] = [attempt(() => s.address())];
+      const q = create('udp4');
+      q.bind(0, '::1');
+      await next(q, 'error');
+      out.push(attempt(() => q.address()));
+      s.bind(0, '127.0.0.1');
+      await next(s, 'listening');
+      out.push(s.address().address);
+      await closeAll(s, q, p);
+      return out.map((x) => (typeof x === 'object' && x && 'port' in x ? { ...x, port: 0 } : x));
+    },
+    expect: [
+      'ok',
+      {
+        class: 'Error',
+        name: 'Error',
+        code: 'EBADF',
+        message: 'getsockname EBADF',
+        errno: -9,
+        syscall: 'getsockname',
+      },
+      '127.0.0.1',
+    ],
+  },
+  {
+    name: 'addMembership before bind binds the socket (any address, a port of its own), as libuv does',
+    async run(create) {
+      const s = create('udp4');
+      const out: unknown[] = [attempt(() => s.addMembership('239.255.35.1'))];
+      const a = s.address();
+      out.push([a.address, a.family, a.port > 0]);
+      out.push(attempt(() => s.setTTL(7)));
+      await new Promise<void>((r) => s.close(() => r()));
+      return out;
+    },
+    expect: ['ok', ['0.0.0.0', 'IPv4', true], 7],
+  },
+  {
+    name: 'ERR_SOCKET_BUFFER_SIZE is a SystemError as Node makes it (keys, toString, accessors, info)',
+    async run(create) {
+      const s = create('udp4');
+      try {
+        s.setRecvBufferSize(4096);
+        return 'no error';
+      } catch (err) {
+        const e = err as Error & Record<string, unknown>;
+        const errno = Object.getOwnPropertyDescriptor(e, 'errno');
+        return {
+          keys: Object.keys(e),
+          toString: String(e),
+          stack: e.stack?.split('\n')[0],
+          name: e.name,
+          isError: e instanceof Error,
+          errno: e.errno,
+          syscall: e.syscall,
+          info: e.info,
+          accessor: typeof errno?.get,
+        };
+      } finally {
+        s.close();
+      }
+    },
+    expect: {
+      keys: ['code', 'info', 'errno', 'syscall'],
+      toString:
+        'SystemError [ERR_SOCKET_BUFFER_SIZE]: Could not get or set buffer size: uv_recv_buffer_size returned EBADF (bad file descriptor)',
+      stack:
+        'SystemError [ERR_SOCKET_BUFFER_SIZE]: Could not get or set buffer size: uv_recv_buffer_size returned EBADF (bad file descriptor)',
+      name: 'SystemError',
+      isError: true,
+      errno: -9,
+      syscall: 'uv_recv_buffer_size',
+      info: { errno: -9, code: 'EBADF', message: 'bad file descriptor', syscall: 'uv_recv_buffer_size' },
+      accessor: 'function',
+    },
+  },
+  {
+    name: 'each received message has an ArrayBuffer of its own (none shared with another message or a pool)',
+    async run(create) {
+      const s = create('udp4');
+      const got: Buffer[] = [];
+      s.on('message', (m: Buffer) => got.push(m));
+      await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+      const p = await peer();
+      for (let i = 0; i < 8; i++) p.send(`m${i}`, s.address().port, '127.0.0.1');
+      for (let t = 0; t < 100 && got.length < 8; t++) await tick(20);
+      const buffers = new Set(got.map((m) => m.buffer));
+      const out = [
+        got.length,
+        buffers.size,
+        got.every((m) => m.byteOffset === 0 && m.buffer.byteLength === m.length),
+      ];
+      await closeAll(s, p);
+      return out;
+    },
+    expect: [8, 8, true],
+  },
+];
+
+conformance(corners);

@@ -122,7 +122,7 @@ export function capChart(spec: ChartSpec): ChartSpec {
       data: (d.data as (number | null)[]).slice(0, MAX_CHART_LABELS),
     }));
   }
-  const longest = Math.max(0, ...datasets.map((d) => d.data.length));
+  const longest = datasets.reduce((a, d) => Math.max(a, d.data.length), 0);
   if (!labels && longest > MAX_CHART_POINTS) {
     left.push(`an even sample of at most ${MAX_CHART_POINTS} of ${count(longest)} points a line`);
     datasets = datasets.map((d) => ({

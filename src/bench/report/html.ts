@@ -126,7 +126,7 @@ function seedPart(seed: Seed, p: Part, multi: boolean, page: PageState, specs: C
       const file = p.file === undefined ? '' : ` · from ${p.file}`;
       out.push(gridHtml({ caption: sum.title + file, head, rows: sum.rows, note: sum.note }, page));
     }
-    out.push(...mine.map((t) => tableHtml(t, page)));
+    for (const t of mine) out.push(tableHtml(t, page));
   } else out.push(`<p class="absent">Not measured in ${where}.</p>`);
   out.push(
     ...skipped.map((s) => `<p class="skipped">Skipped ${txt(s.scenario)}: ${txt(s.reason, 1000)}.</p>`),

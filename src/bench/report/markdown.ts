@@ -60,7 +60,8 @@ export function seedsMarkdown(doc: ResultsDocument, seeds: Seed[], note?: string
     const sum = seed.summary?.(doc);
     if (sum) {
       out.push(`*${sum.title}*`, '', `| ${sum.head.join(' | ')} |`, `|${' --- |'.repeat(sum.head.length)}`);
-      out.push(...sum.rows.map((r) => `| ${r.join(' | ')} |`), '');
+      for (const r of sum.rows) out.push(`| ${r.join(' | ')} |`); // no spread: any number of rows
+      out.push('');
       if (sum.note) out.push(sum.note, '');
     }
     out.push(`*Reproduced when:* ${seed.criterion}.`, '');

@@ -91,7 +91,27 @@ export function checkResults(doc: unknown, source = 'results'): ResultsDocument 
       `${quote(source)}: /results/${missing} has no scenario (and params.scenario is not set)`,
     );
   }
+  const negative = negativeRate(rows);
+  if (negative) throw new UsageError(`${quote(source)}: ${quote(negative)}`);
   return { ...d, results: rows };
+}
+
+/** A rate (a column named …PerSecond) below 0 anywhere in the rows: where, or undefined. No rate is. */
+function negativeRate(rows: ResultRow[]): string | undefined {
+  for (const [i, r] of rows.entries()) {
+    for (const [k, v] of Object.entries(r)) {
+      if (!k.endsWith('PerSecond')) continue;
+      const values =
+        typeof v === 'number'
+          ? [v]
+          : isObject(v)
+            ? [v.median, v.min, v.max, ...(Array.isArray(v.values) ? v.values : [])]
+            : [];
+      const below = values.find((x) => typeof x === 'number' && x < 0);
+      if (below !== undefined) return `/results/${i}/${k} is ${below}: a rate is never below 0`;
+    }
+  }
+  return undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -129,6 +149,8 @@ export const MAX_RESULTS_DEPTH = 32;
 /** A results document from its text: too deep, not JSON or a wrong document is a UsageError. */
 export function parseResults(text: string, source = 'results'): ResultsDocument {
   let doc: unknown;
+  // a byte order mark (what some Windows editors write first) is no part of the JSON
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     doc = parseBoundedJson(text, { maxLength: MAX_RESULTS_FILE_BYTES, maxDepth: MAX_RESULTS_DEPTH });
   } catch (err) {

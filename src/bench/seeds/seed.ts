@@ -98,9 +98,10 @@ export function judgeSeeds(doc: ResultsDocument, seeds: Seed[]): SeedVerdict[] {
 }
 
 /** The command that measures an entry again, for people (docs/seeds.md, skip lines). */
-export function entryCommand(e: SuiteEntry, full = false): string {
+export function entryCommand(e: SuiteEntry, full = false, repeatUsed?: number): string {
   const args = full ? e.full : e.quick;
-  const repeat = full ? e.repeat.full : e.repeat.quick;
+  // what ran: a suite-wide --repeat replaces the entry's own
+  const repeat = repeatUsed ?? (full ? e.repeat.full : e.repeat.quick);
   const bench = ['sockbuf', 'bench', e.scenario, ...args, '--repeat', String(repeat)].join(' ');
   return e.placement === 'lab' ? `sockbuf lab ${labFlags(e.lab ?? '')} -- ${bench.slice(8)}` : bench;
 }

@@ -6,7 +6,7 @@
 
 import { EnvironmentError, UsageError } from '../../errors.js';
 import type { BufferSize } from '../../policy/buffers.js';
-import { checkWhole } from '../../policy/limits.js';
+import { checkWhole } from '../../policy/option-registry.js';
 import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
@@ -76,8 +76,49 @@ interface Stream {
   lastBytes: number;
 }
 
+/**
+ * A test ends this long after its duration whatever the server does (one that stops answering, stops
+ * reading or never closes): then every connection is closed and the run rejects, saying so.
+ */
+export const IPERF3_GRACE_SECONDS = 3;
+
 /** Runs one test; resolves with this end's figures and the server's. */
 export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3BlastResult> {
+  opts.signal?.throwIfAborted();
+  const bound = opts.seconds + IPERF3_GRACE_SECONDS;
+  const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
+  const ac = new AbortController();
+  const forward = () => ac.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', forward, { once: true });
+  const late = new EnvironmentError(
+    `the iperf3 server at ${where} did not finish the ${opts.seconds} s test within ${bound} s`,
+  );
+  const timer = setTimeout(() => ac.abort(late), bound * 1000);
+  // the bound holds even where no socket is open yet to close (a connect the peer never answers)
+  const stopped = new Promise<never>((_, reject) =>
+    ac.signal.addEventListener('abort', () => reject(ac.signal.reason), { once: true }),
+  );
+  stopped.catch(() => {});
+  const work = runTest(
+    {
+      ...opts,
+      signal: ac.signal,
+      answerSeconds: opts.answerSeconds ?? Math.min(FIRST_ANSWER_SECONDS, bound),
+    },
+    emit,
+  );
+  try {
+    return await Promise.race([work, stopped]);
+  } catch (err) {
+    work.catch(() => {}); // settles later, its sockets closed by the abort
+    throw ac.signal.aborted ? ac.signal.reason : err;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', forward);
+  }
+}
+
+async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3BlastResult> {
   if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
     throw UsageError.invalid('size', opts.size, '1 B to 1M, as iperf3 -l');
   checkWhole('parallel', opts.parallel);
@@ -86,7 +127,11 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
   const pinned = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
   const signal = opts.signal;
   signal?.throwIfAborted();
-  const ctrlConn = await connect({ host: opts.host, port: opts.port });
+  const ctrlConn = await connect({
+    host: opts.host,
+    port: opts.port,
+    timeoutSeconds: opts.answerSeconds ?? FIRST_ANSWER_SECONDS,
+  });
   if (signal?.aborted) ctrlConn.socket.destroy();
   signal?.throwIfAborted();
   const ctrl = new ControlChannel(ctrlConn);

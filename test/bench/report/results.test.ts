@@ -132,3 +132,27 @@ test("a runner point flattens to labels, { median, min, max } columns, text cell
   });
   assert.equal(num(row, 'size'), 8192);
 });
+
+// issue 37: a negative bytesPerSecond rendered as "-933602068.48 × data"; a BOM-prefixed file was refused
+test('a negative rate in a results file is refused naming the row and the column', () => {
+  for (const row of [
+    { scenario: 'drain', reader: 'data', bytesPerSecond: -933602068.48 },
+    { scenario: 'drain', reader: 'data', bytesPerSecond: { median: 5, min: -1, max: 9 } },
+    { ...point({ reader: 'data' }, { bytesPerSecond: -2 }), scenario: 'drain' },
+  ])
+    assert.throws(
+      () => checkResults(minimal([row]), 'neg.json'),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        /neg\.json: \/results\/0\/bytesPerSecond is -[\d.]+: a rate is never below 0/.test(e.message),
+    );
+  assert.equal(checkResults(minimal([{ scenario: 'drain', bytesPerSecond: 0 }])).results.length, 1);
+});
+
+test('a results file that starts with a byte order mark is read', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-bom-'));
+  const file = join(dir, 'bom.json');
+  writeFileSync(file, `\ufeff${JSON.stringify(minimal([{ scenario: 'drain', bytesPerSecond: 1 }]))}`);
+  const [doc] = loadResults([file]);
+  assert.equal(doc.results.length, 1);
+});

@@ -1,0 +1,253 @@
+// Issue 35's benchmark: what a sockbuf/dgram socket costs against a node:dgram socket, measured in the
+// same run, each implementation in a fresh child process (the built package: npm run build first).
+//   sockets  N sockets bound on loopback, each with a 'message' listener and one datagram received:
+//            RSS added over the process before them (MiB), and per socket (KiB)
+//   first    bind, then a datagram sent at once from a peer: milliseconds until 'message' (200 times)
+//   echo     open a socket, send a query to a local echo server (node:dgram, another process on
+//            another CPU), receive the answer, close and wait for 'close': 1 000 times in a row
+//   cpu      a receiver on CPU 1 fed by the C sender (scripts/c/statsd-send.c) on CPU 0 at each rate:
+//            the receiver's utime + stime per datagram received
+// Run it under the team's heavy lock:
+//   flock /tmp/sockbuf-heavy.lock node --import tsx scripts/dgram-bench.ts [--sockets 1000]
+//     [--echo 1000] [--rates 1k,10k,40k] [--seconds 3] [--only sockets,first,echo,cpu] [--json FILE]
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Line, num, runPinned } from './lib/pinned.js';
+import { buildSender, cpuSecondsOf } from './lib/statsd.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const IMPLS = ['node:dgram', 'sockbuf/dgram'] as const;
+type Impl = (typeof IMPLS)[number];
+
+const { values } = parseArgs({
+  options: {
+    child: { type: 'string' },
+    impl: { type: 'string' },
+    n: { type: 'string' },
+    server: { type: 'string' },
+    sockets: { type: 'string', default: '1000' },
+    echo: { type: 'string', default: '1000' },
+    rates: { type: 'string', default: '1k,10k,40k' },
+    seconds: { type: 'string', default: '3' },
+    only: { type: 'string', default: 'sockets,first,echo,cpu' },
+    json: { type: 'string' },
+  },
+});
+
+type Dgram = typeof import('node:dgram');
+async function load(impl: string): Promise<Dgram> {
+  if (impl === 'node:dgram') return (await import('node:dgram')).default;
+  return (await import(join(ROOT, 'dist/dgram.js'))).default as unknown as Dgram;
+}
+const out = (l: Line) => process.stdout.write(`${JSON.stringify(l)}\n`);
+const nowMs = () => performance.now();
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const bound = <T>(p: Promise<T>, ms: number, what: string) =>
+  Promise.race([
+    p,
+    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what}: nothing in ${ms} ms`)), ms)),
+  ]);
+
+// ---- children ----
+
+async function childSockets(d: Dgram, n: number): Promise<void> {
+  const peer = d === (await load('node:dgram')) ? d : await load('node:dgram');
+  const sender = peer.createSocket('udp4');
+  await new Promise<void>((r) => sender.bind(0, '127.0.0.1', r));
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
+  const before = process.memoryUsage().rss;
+  const socks: import('node:dgram').Socket[] = [];
+  let got = 0;
+  for (let i = 0; i < n; i++) {
+    const s = d.createSocket('udp4', () => got++);
+    await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+    socks.push(s);
+  }
+  for (const s of socks) sender.send('x', s.address().port, '127.0.0.1');
+  const end = Date.now() + 10_000;
+  while (got < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 300));
+  global.gc?.();
+  const after = process.memoryUsage().rss;
+  out({ kind: 'sockets', n, received: got, rssMiB: (after - before) / 2 ** 20 });
+  for (const s of socks) s.close();
+  sender.close();
+}
+
+async function childFirst(d: Dgram, n: number): Promise<void> {
+  const node = await load('node:dgram');
+  const sender = node.createSocket('udp4');
+  await new Promise<void>((r) => sender.bind(0, '127.0.0.1', r));
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = d.createSocket('udp4');
+    const got = new Promise<number>((r) => s.once('message', () => r(nowMs())));
+    await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+    const t0 = nowMs();
+    sender.send('q', s.address().port, '127.0.0.1');
+    ms.push((await bound(got, 5000, 'first datagram')) - t0);
+    await new Promise<void>((r) => s.close(r));
+  }
+  out({ kind: 'first', n, medianMs: quantile(ms, 0.5), p99Ms: quantile(ms, 0.99), maxMs: Math.max(...ms) });
+  sender.close();
+}
+
+async function childEcho(d: Dgram, n: number, server: number): Promise<void> {
+  const ms: number[] = [];
+  const closeMs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowMs();
+    const s = d.createSocket('udp4');
+    const answer = new Promise<void>((r) => s.once('message', () => r()));
+    s.send('query', server, '127.0.0.1');
+    await bound(answer, 5000, 'echo answer');
+    const t1 = nowMs();
+    await new Promise<void>((r) => s.close(r));
+    const t2 = nowMs();
+    ms.push(t2 - t0);
+    closeMs.push(t2 - t1);
+  }
+  out({
+    kind: 'echo',
+    n,
+    medianMs: quantile(ms, 0.5),
+    p99Ms: quantile(ms, 0.99),
+    maxMs: Math.max(...ms),
+    closeMedianMs: quantile(closeMs, 0.5),
+    closeP99Ms: quantile(closeMs, 0.99),
+  });
+}
+
+async function childEchoServer(): Promise<void> {
+  const node = await load('node:dgram');
+  const s = node.createSocket('udp4', (m, r) => s.send(m, r.port, r.address));
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+  out({ kind: 'server', port: s.address().port });
+}
+
+async function childRecv(d: Dgram): Promise<void> {
+  let got = 0;
+  const s = d.createSocket('udp4', () => got++);
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+  process.on('SIGUSR2', () => {
+    const st = (s as unknown as { stats?: () => Record<string, unknown> }).stats?.();
+    out({ kind: 'received', received: got, ...(st ? { mode: st.mode, kernelDrops: st.kernelDrops } : {}) });
+  });
+  out({ kind: 'port', port: s.address().port });
+}
+
+// ---- parent ----
+
+function child(kind: string, impl: Impl, extra: string[] = [], cpu = 1) {
+  return runPinned(
+    cpu,
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', SELF, '--child', kind, '--impl', impl, ...extra],
+    300,
+  );
+}
+
+async function runChild(kind: string, impl: Impl, extra: string[] = []): Promise<Line> {
+  const c = child(kind, impl, extra);
+  const l = await c.line((x) => x.kind === kind, 280_000);
+  await c.exited;
+  return l;
+}
+
+const rate = (s: string) => {
+  const m = /^(\d+(?:\.\d+)?)([kK]?)$/.exec(s.trim());
+  if (!m) throw new Error(`--rates: '${s}' is not a rate (e.g. 10k)`);
+  return Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
+};
+
+async function parent(): Promise<void> {
+  const only = new Set(values.only.split(','));
+  const results: Line[] = [];
+  const load1 = () => loadavg()[0].toFixed(1);
+  const report = (what: string, l: Record<Impl, Line>, key: string, unit: string) => {
+    const a = num(l['node:dgram'], key);
+    const b = num(l['sockbuf/dgram'], key);
+    const line = { what, key, node: a, sockbuf: b, ratio: b / a, diff: b - a, load: load1() };
+    results.push(line);
+    console.log(
+      `${what} ${key}: node:dgram ${a.toFixed(3)} ${unit}, sockbuf/dgram ${b.toFixed(3)} ${unit} (÷ ${(b / a).toFixed(2)}, Δ ${(b - a).toFixed(3)}) load ${line.load}`,
+    );
+  };
+  if (only.has('sockets')) {
+    const l = {} as Record<Impl, Line>;
+    for (const impl of IMPLS) l[impl] = await runChild('sockets', impl, ['--n', values.sockets]);
+    report(`${values.sockets} sockets`, l, 'rssMiB', 'MiB');
+    for (const impl of IMPLS) console.log(`  ${impl} received ${l[impl].received}/${values.sockets}`);
+  }
+  if (only.has('first')) {
+    const l = {} as Record<Impl, Line>;
+    for (const impl of IMPLS) l[impl] = await runChild('first', impl, ['--n', '200']);
+    for (const k of ['medianMs', 'p99Ms', 'maxMs']) report('first datagram after bind', l, k, 'ms');
+  }
+  if (only.has('echo')) {
+    const server = child('server', 'node:dgram', [], 0);
+    const port = num(await server.line((x) => x.kind === 'server'), 'port');
+    const l = {} as Record<Impl, Line>;
+    for (const impl of IMPLS)
+      l[impl] = await runChild('echo', impl, ['--n', values.echo, '--server', String(port)]);
+    for (const k of ['medianMs', 'p99Ms', 'maxMs', 'closeMedianMs', 'closeP99Ms'])
+      report(`open/query/answer/close ×${values.echo}`, l, k, 'ms');
+    server.child.kill();
+  }
+  if (only.has('cpu')) {
+    const dir = mkdtempSync(join(tmpdir(), 'sockbuf-dgram-bench-'));
+    try {
+      const sender = buildSender(dir);
+      for (const r of values.rates.split(',').map(rate)) {
+        const l = {} as Record<Impl, Line>;
+        for (const impl of IMPLS) {
+          const c = child('recv', impl);
+          const port = num(await c.line((x) => x.kind === 'port'), 'port');
+          const pid = c.child.pid as number;
+          const count = Math.round(r * Number(values.seconds));
+          const cpu0 = cpuSecondsOf(pid);
+          const send = runPinned(0, sender, [String(port), String(r), String(count), '16'], 120);
+          await send.line((x) => 'sent' in x, 110_000);
+          await new Promise((res) => setTimeout(res, 300));
+          const cpu1 = cpuSecondsOf(pid);
+          c.child.kill('SIGUSR2');
+          const got = await c.line((x) => x.kind === 'received');
+          c.child.kill();
+          await once(c.child, 'close');
+          const received = num(got, 'received');
+          l[impl] = { received, usPerDatagram: ((cpu1 - cpu0) * 1e6) / received, mode: got.mode ?? '' };
+          console.log(
+            `  ${impl} at ${r}/s: ${received}/${count} received ${got.mode ? `(mode ${got.mode})` : ''}`,
+          );
+        }
+        report(`receive at ${r}/s`, l, 'usPerDatagram', 'µs CPU/datagram');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+async function main(): Promise<void> {
+  if (!values.child) return parent();
+  const d = await load(values.impl ?? 'node:dgram');
+  const n = Number(values.n ?? 0);
+  if (values.child === 'sockets') return childSockets(d, n);
+  if (values.child === 'first') return childFirst(d, n);
+  if (values.child === 'echo') return childEcho(d, n, Number(values.server));
+  if (values.child === 'server') return childEchoServer();
+  if (values.child === 'recv') return childRecv(d);
+  throw new Error(`--child: unknown '${values.child}'`);
+}
+
+await main();

@@ -1,0 +1,144 @@
+// The TCP findings that need one socket only, so that the host that pinned (or stalled) can tell
+// alone, with the peer on another machine: a pinned receive buffer seen from the receiver, a pinned
+// send buffer seen from the sender, a stalled reader seen from either end. Each returns the evidence
+// in words, or undefined. Pure: a sock_diag record (and the previous one of the same socket) in.
+// What the kernel shows for each, measured, is in docs/diagnosis.md.
+import { ADVICE } from '../policy/advice.js';
+import { formatSize } from '../policy/units.js';
+import type { DiagSocket } from './sockdiag.js';
+
+/** "Far below" the autotuning maximum: at most this fraction of it. */
+export const FAR_BELOW = 1 / 8;
+/** A socket carries load when it was busy sending at least this share of the interval. */
+export const LOADED = 0.5;
+/** Nothing received for this long, with a zero window: the reader stalled. */
+export const STALLED_MS = 1000;
+
+/** One socket now, the same socket at the previous sample, and the seconds between. */
+export interface Sample {
+  s: DiagSocket;
+  old?: DiagSocket;
+  seconds?: number;
+}
+
+const size = (n: number) => formatSize(n);
+const ms = (us: number) =>
+  `${us >= 10_000 ? Math.round(us / 1000) : (us / 1000).toFixed(us >= 100 ? 1 : 3)} ms`;
+/** Bytes per second in words: `2.5 MB/s`, `95 KB/s`. */
+export const rateText = (bps: number) =>
+  bps >= 1e6 ? `${(bps / 1e6).toPrecision(3)} MB/s` : `${Math.round(bps / 1e3)} KB/s`;
+
+/** Bytes per second over the interval of a counter of tcp_info, or undefined without one. */
+export function intervalRate(x: Sample, k: 'bytesAcked' | 'bytesReceived'): number | undefined {
+  const now = x.s.tcpInfo?.[k];
+  const then = x.old?.tcpInfo?.[k];
+  if (now === undefined || then === undefined || !x.seconds) return undefined;
+  return Math.max(0, now - then) / x.seconds;
+}
+
+/** Share of the interval (of the connection's life, without one) busy sending, in [0, 1]. */
+export function busyShare(x: Sample): number | undefined {
+  const t = x.s.tcpInfo;
+  if (t?.busyTime === undefined) return undefined;
+  const o = x.old?.tcpInfo?.busyTime;
+  if (o === undefined || !x.seconds) return undefined;
+  return Math.min(1, Math.max(0, (t.busyTime - o) / 1e6 / x.seconds));
+}
+
+/**
+ * The receiving end of a stalled reader: bytes wait in its receive queue, its window is zero (or,
+ * on a kernel without tcpi_rcv_wnd, the queue holds half its buffer) and nothing arrived for a
+ * second, nor since the previous sample. A slow reader opens its window again; this one does not.
+ */
+export function stalledReceiver(x: Sample): string | undefined {
+  const { s, old } = x;
+  const t = s.tcpInfo;
+  const m = s.skmem;
+  if (!t || !m || s.stateName !== 'established' || s.rqueue <= 0 || t.lastDataRecv < STALLED_MS)
+    return undefined;
+  const zero = t.rcvWnd !== undefined ? t.rcvWnd === 0 : m.rmemAlloc * 2 >= m.rcvbuf;
+  if (!zero) return undefined;
+  if (old?.tcpInfo?.bytesReceived !== undefined && (t.bytesReceived ?? 0) > old.tcpInfo.bytesReceived)
+    return undefined;
+  return (
+    `stalled reader: ${size(s.rqueue)} wait in its receive queue (buffer ${size(m.rcvbuf)}), ` +
+    `it advertises a zero window and nothing arrived for ${(t.lastDataRecv / 1000).toFixed(1)} s: ${ADVICE.stalledReader.cause}`
+  );
+}
+
+/**
+ * The sending end of a stalled reader: the peer's window is zero with data waiting to be sent,
+ * and the kernel is probing it (backoff) or has sent nothing for a second.
+ */
+export function stalledSender(x: Sample): string | undefined {
+  const t = x.s.tcpInfo;
+  // established: a connection still in its handshake has no window yet and retries its SYN
+  if (t?.sndWnd !== 0 || x.s.wqueue <= 0 || x.s.stateName !== 'established') return undefined;
+  if (!(t.backoff > 0 || t.probes > 0 || t.lastDataSent >= STALLED_MS)) return undefined;
+  return (
+    `the peer's receive window is zero with ${size(x.s.wqueue)} waiting to be sent ` +
+    `(zero-window probes, nothing sent for ${(t.lastDataSent / 1000).toFixed(1)} s): the peer's application stopped reading`
+  );
+}
+
+/**
+ * A pinned send buffer that holds less than the path needs, from the sender alone. The kernel's
+ * sndbuf_limited counter misses it (measured: 0 % while the buffer was the only limit), so the rule
+ * reads the state: a send buffer far below tcp_wmem max that autotuning did not grow, the queue at
+ * that limit (Send-Q or w ≥ tb/2), less in flight than cwnd and the peer's window allow, and the
+ * socket busy most of the interval (or, without one, sending within the last second).
+ */
+export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined {
+  const { s } = x;
+  const t = s.tcpInfo;
+  const m = s.skmem;
+  if (!t || !m || s.stateName !== 'established') return undefined;
+  const tb = m.sndbuf;
+  if (tb > tcpWmemMax * FAR_BELOW) return undefined;
+  if (Math.max(s.wqueue, m.wmemQueued) * 2 < tb) return undefined;
+  if (t.unacked >= t.sndCwnd) return undefined; // cwnd-limited: congestion, not the buffer
+  if (t.sndWnd !== undefined && t.sndWnd <= s.wqueue) return undefined; // the peer's window
+  const busy = busyShare(x);
+  if (busy !== undefined ? busy < LOADED : t.lastDataSent >= STALLED_MS || !t.busyTime) return undefined;
+  const rate = intervalRate(x, 'bytesAcked');
+  if (rate === 0) return undefined;
+  const minRtt = t.minRtt && t.minRtt !== 0xffffffff ? t.minRtt : undefined;
+  const rtt = `rtt ${ms(t.rtt)}${minRtt ? ` (min ${ms(minRtt)})` : ''}`;
+  const moved =
+    rate === undefined
+      ? rtt
+      : `${rateText(rate)} ≈ ${size(Math.round((rate * t.rtt) / 1e6))} per round trip, ${rtt}`;
+  const segment =
+    tb < 2 * t.sndMss && minRtt !== undefined && t.rtt >= 10 * minRtt
+      ? `; below two segments (mss ${size(t.sndMss)}): ${ADVICE.pinnedSndbufSegment.cause}`
+      : '';
+  return (
+    `send buffer ${size(tb)}, far below tcp_wmem max ${size(tcpWmemMax)}, full (Send-Q ${size(s.wqueue)}) ` +
+    `with less in flight than cwnd and the peer's window allow: the buffer is the limit, ${moved}${segment}. ` +
+    `${ADVICE.pinnedSndbuf.cause}`
+  );
+}
+
+/**
+ * A pinned receive buffer limiting its sender, from the receiver alone: the receive side is pinned
+ * (see `pinned`), data keeps arriving, and the window is the limit: the queue holds half the buffer,
+ * or packets were dropped in the interval, or a window's worth arrives per round trip (rate × RTT ≥
+ * a quarter of the window).
+ */
+export function windowLimitedReceiver(x: Sample, dropsInInterval: number): string | undefined {
+  const { s, old } = x;
+  const t = s.tcpInfo;
+  const m = s.skmem;
+  if (!t || !m || t.lastDataRecv >= STALLED_MS) return undefined;
+  const rate = intervalRate(x, 'bytesReceived');
+  if (old && !rate) return undefined;
+  const window = t.rcvWnd || m.rcvbuf / 2;
+  const rttUs = Math.max(t.rcvRtt ?? 0, t.rtt);
+  const evidence: string[] = [];
+  if (m.rmemAlloc * 2 >= m.rcvbuf) evidence.push(`${size(m.rmemAlloc)} of it queued`);
+  if (dropsInInterval > 0) evidence.push(`${dropsInInterval} packets dropped on it`);
+  if (rate !== undefined && (rate * rttUs) / 1e6 >= window / 4)
+    evidence.push(`${rateText(rate)} arrive, ≈ the window (${size(window)}) per ${ms(rttUs)} round trip`);
+  if (!evidence.length) return undefined;
+  return `it is receiving: ${evidence.join(', ')}`;
+}

@@ -1,0 +1,155 @@
+// The reader thread every sockbuf/dgram socket of a process shares (shared-reader.ts starts it once):
+// it blocks in epoll_wait over the sockets handed to it, and for each ready one takes up to BATCH
+// datagrams with one recvmmsg into the next free entry of the shared ring, then wakes the main
+// thread. A socket is read once per round (level-triggered: one that still has data comes back next
+// round), so a busy socket cannot starve the others. When the ring is full it waits for the main
+// thread, unless the socket asked to drop (a bounded queue delay): then it reads into the scratch
+// entry and counts. Commands from the main thread (release a socket, close one, exit) come through a
+// queue and an eventfd, and run at the end of a round, so that no fd is closed (and its number
+// reused) while this round may still read it.
+import { getPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
+import { EPOLL_EVENT_SIZE, epollDel, epollEventAt, epollWait, eventFdDrain } from '../sys/epoll.js';
+import { errno, fn, setThreadNice } from '../sys/libc.js';
+import { MsgVec, recvmmsg } from '../sys/mmsg.js';
+import { nowUs } from './clock.js';
+import { entryOf, isFull } from './ring.js';
+import {
+  BATCH,
+  COMMANDS,
+  ENTRIES,
+  NAME,
+  OP,
+  SCOUNT,
+  SCTRL,
+  type SharedRingData,
+  SLOT,
+  slotOf,
+} from './shared-ring.js';
+
+/** The id the eventfd's events carry. */
+export const WAKE_ID = -1;
+const MAX_EVENTS = 256;
+/** How long the reader waits for the main thread to free an entry before it looks again. */
+const FULL_WAIT_MS = 5;
+/** The longest epoll_wait: a thread Node must stop (at exit) never blocks longer than this. */
+const IDLE_WAIT_MS = 50;
+
+function run(d: SharedRingData, ready: () => void): void {
+  const ctrl = new Int32Array(d.ctrl);
+  const ids = new Int32Array(d.ids);
+  const counts = new Int32Array(d.counts);
+  const times = new Float64Array(d.times);
+  const lengths = new Uint32Array(d.lengths);
+  const names = Buffer.from(d.names);
+  const data = Buffer.from(d.data);
+  const commands = new Int32Array(d.commands);
+  const dropWhenFull = new Uint8Array(d.dropWhenFull);
+  const counters = new Float64Array(d.counters);
+  const vecs: MsgVec[] = [];
+  for (let e = 0; e <= ENTRIES; e++) {
+    const v = new MsgVec({ count: BATCH, names: names.subarray(e * BATCH * NAME, (e + 1) * BATCH * NAME) });
+    for (let i = 0; i < BATCH; i++) v.setIov(i, data, (e * BATCH + i) * SLOT, SLOT);
+    vecs.push(v);
+  }
+  const dirty = new Int32Array(ENTRIES + 1);
+  const events = Buffer.alloc(MAX_EVENTS * EPOLL_EVENT_SIZE);
+  let boost = 0;
+  ready();
+
+  const commit = (e: number, id: number, count: number) => {
+    ids[e] = id;
+    counts[e] = count;
+    times[e] = nowUs();
+    Atomics.add(ctrl, SCTRL.HEAD, 1);
+    Atomics.add(ctrl, SCTRL.NOTIFY, 1);
+    Atomics.notify(ctrl, SCTRL.NOTIFY);
+  };
+  /** The next free entry; waits for one unless `drop` (then the scratch entry, or −1 to skip). */
+  const freeEntry = (drop: boolean): number => {
+    for (;;) {
+      const head = Atomics.load(ctrl, SCTRL.HEAD);
+      const tail = Atomics.load(ctrl, SCTRL.TAIL);
+      if (!isFull(head, tail, ENTRIES)) return entryOf(head, ENTRIES);
+      if (drop) return ENTRIES;
+      Atomics.wait(ctrl, SCTRL.TAIL, tail, FULL_WAIT_MS);
+    }
+  };
+  const readSocket = (fd: number, id: number) => {
+    const slot = slotOf(id);
+    const e = freeEntry(dropWhenFull[slot] === 1);
+    const vec = vecs[e];
+    if (dirty[e]) vec.prepare(0, dirty[e]);
+    let r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
+    while (r === -EINTR) r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
+    if (r === -EAGAIN) return;
+    if (r < 0) {
+      // a receive error (ECONNREFUSED from an ICMP on a connected socket …): the socket emits it
+      dirty[e] = 0;
+      if (e !== ENTRIES) commit(e, id, r);
+      return;
+    }
+    dirty[e] = r;
+    if (e === ENTRIES) {
+      counters[slot * SCOUNT.SIZE + SCOUNT.DROPS] += r;
+      return;
+    }
+    const base = e * BATCH;
+    for (let i = 0; i < r; i++) {
+      lengths[base + i] = vec.msgLen(i);
+      if (vec.msgFlags(i) & MSG_TRUNC) {
+        counters[slot * SCOUNT.SIZE + SCOUNT.TRUNCATED]++;
+        lengths[base + i] = 0xffffffff;
+      }
+    }
+    commit(e, id, r);
+  };
+  /** Runs the commands queued so far; false once told to exit. */
+  const runCommands = (): boolean => {
+    eventFdDrain(d.evfd);
+    let keep = true;
+    for (;;) {
+      const t = Atomics.load(ctrl, SCTRL.CMD_TAIL);
+      if (t === Atomics.load(ctrl, SCTRL.CMD_HEAD)) break;
+      const c = (t % COMMANDS) * 3;
+      const [op, fd, id] = [commands[c], commands[c + 1], commands[c + 2]];
+      if (op === OP.RELEASE) {
+        epollDel(d.epfd, fd);
+        commit(freeEntry(false), id, 0);
+      } else if (op === OP.CLOSE) fn('close')(fd);
+      else if (op === OP.EXIT) keep = false;
+      Atomics.store(ctrl, SCTRL.CMD_TAIL, t + 1);
+    }
+    return keep;
+  };
+
+  for (;;) {
+    const want = Atomics.load(ctrl, SCTRL.NICE_BOOST);
+    if (want !== boost) {
+      boost = want;
+      setThreadNice(Math.max(-20, Math.min(19, getPriority() - boost)));
+    }
+    const n = epollWait(d.epfd, events, MAX_EVENTS, IDLE_WAIT_MS);
+    if (n === -EINTR) continue;
+    if (n < 0) throw Object.assign(new Error('epoll_wait'), { errno: -n, syscall: 'epoll_wait' });
+    let wake = false;
+    for (let i = 0; i < n; i++) {
+      const { id, fd } = epollEventAt(events, i);
+      if (id === WAKE_ID) wake = true;
+      else readSocket(fd, id);
+    }
+    if (wake && !runCommands()) return;
+  }
+}
+
+if (parentPort && workerData) {
+  try {
+    const port = parentPort;
+    run(workerData as SharedRingData, () => port.postMessage({ ready: true }));
+    parentPort.postMessage({ exited: true });
+  } catch (err) {
+    const x = err as Error & { errno?: number; syscall?: string };
+    parentPort.postMessage({ error: x.message, errno: x.errno ?? errno(), syscall: x.syscall ?? 'reader' });
+  }
+}

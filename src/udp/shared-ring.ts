@@ -1,0 +1,87 @@
+// The one ring all sockbuf/dgram sockets of a process share while their datagrams come through the
+// reader thread (shared-reader.ts): pure layout and constants. Each entry is one recvmmsg of one
+// socket (up to BATCH datagrams of at most SLOT bytes), tagged with the socket's id; entry ENTRIES is
+// the scratch entry the thread reads into to drop, when the ring is full and the socket said so.
+// `head` counts entries the reader committed, `tail` those the main thread released (ring.ts's
+// arithmetic). Commands go the other way, main → reader, through a small queue and an eventfd.
+
+export const ENTRIES = 32;
+export const BATCH = 32;
+/** The largest UDP payload, so that nothing is truncated. */
+export const SLOT = 65536;
+/** Room for a sockaddr_in6, as mmsg.ts's NAME_SIZE. */
+export const NAME = 32;
+/** Socket slots: an id is slot | generation << 16. */
+export const SLOTS = 65536;
+export const COMMANDS = 1024;
+
+/** Control words (Int32Array). */
+export const SCTRL = {
+  HEAD: 0,
+  TAIL: 1,
+  /** Bumped (and notified) by the reader after each commit: the main thread waits on it. */
+  NOTIFY: 2,
+  /** Commands written (main) and taken (reader). */
+  CMD_HEAD: 3,
+  CMD_TAIL: 4,
+  /** Nice levels above its process the reader thread should run at (0: the process's). */
+  NICE_BOOST: 5,
+  /** The reader thread's eventfd and epoll fd, for the record. */
+  EVENT_FD: 6,
+  EPOLL_FD: 7,
+  SIZE: 8,
+} as const;
+
+// An entry's count: the datagrams in it; 0 marks a released socket (OP.RELEASE); below zero, −errno of
+// a failed receive (ECONNREFUSED after an ICMP error on a connected socket …).
+
+export const OP = {
+  /** Stop watching fd, then commit a count-0 entry for id: everything before it is delivered. */
+  RELEASE: 1,
+  /** close(fd) (which stops the watch): after this round, so no fd number is reused under it. */
+  CLOSE: 2,
+  EXIT: 3,
+} as const;
+
+/** Per socket slot (Float64Array SLOTS × 2): datagrams dropped by the reader, and truncated. */
+export const SCOUNT = { DROPS: 0, TRUNCATED: 1, SIZE: 2 } as const;
+
+export interface SharedRingData {
+  ctrl: SharedArrayBuffer;
+  /** Per entry: the socket id, the count (or −errno), the time read (wall-clock µs). */
+  ids: SharedArrayBuffer;
+  counts: SharedArrayBuffer;
+  times: SharedArrayBuffer;
+  /** Per message: its length, its sender's address. */
+  lengths: SharedArrayBuffer;
+  names: SharedArrayBuffer;
+  data: SharedArrayBuffer;
+  /** Commands: op, fd, id (Int32Array COMMANDS × 3). */
+  commands: SharedArrayBuffer;
+  /** Per socket slot: whether the reader drops when the ring is full (Uint8Array SLOTS). */
+  dropWhenFull: SharedArrayBuffer;
+  counters: SharedArrayBuffer;
+  epfd: number;
+  evfd: number;
+}
+
+export function sharedRingData(epfd: number, evfd: number): SharedRingData {
+  const sab = (n: number) => new SharedArrayBuffer(n);
+  const e1 = ENTRIES + 1;
+  return {
+    ctrl: sab(SCTRL.SIZE * 4),
+    ids: sab(e1 * 4),
+    counts: sab(e1 * 4),
+    times: sab(e1 * 8),
+    lengths: sab(e1 * BATCH * 4),
+    names: sab(e1 * BATCH * NAME),
+    data: sab(e1 * BATCH * SLOT),
+    commands: sab(COMMANDS * 3 * 4),
+    dropWhenFull: sab(SLOTS),
+    counters: sab(SLOTS * SCOUNT.SIZE * 8),
+    epfd,
+    evfd,
+  };
+}
+
+export const slotOf = (id: number) => id & 0xffff;
