@@ -163,17 +163,34 @@ export function misnamedThreads(files: SourceFile[]): string[] {
     .map((f) => `${f.path} is named as a thread's code but no spawnWorker runs it`);
 }
 
-/** Functions longer than `max` lines (startServer's 268-line closure was one: a class of small methods now). */
+/**
+ * The reviewed exceptions to the length limits: a file or function longer than the limit is listed
+ * here with why it stays whole (a file is never split only to pass a count; DESIGN.md). Review an
+ * entry when its file grows by more than a screen past what it says.
+ */
+const LONG_FILES: Record<string, string> = {
+  'ends/tcp-sink.ts':
+    "one class: a sink's connections, hello detection, verification, echo and far-end caps (≈ 420)",
+  'ends/tcp-source.ts': 'the blast: streams, pacing, the deadline and the result (≈ 400)',
+};
+const LONG_FUNCTIONS: Record<string, string> = {
+  'doctor/rules.ts diagnose': 'a table of host checks in order, one block each (≈ 200)',
+};
+
+/** Functions longer than `max` lines and not in the reviewed list (startServer's 268-line closure was one). */
 export function longFunctions(files: SourceFile[], max = MAX_FUNCTION_LINES): string[] {
   return files.flatMap((f) =>
     (f.functions ?? [])
-      .filter((fn) => fn.lines > max)
+      .filter((fn) => fn.lines > max && !(`${f.path} ${fn.name.split(':')[0]}` in LONG_FUNCTIONS))
       .map((fn) => `${f.path} ${fn.name} (${fn.lines} lines)`),
   );
 }
 
+/** Files longer than `max` lines and not in the reviewed list. */
 export function longFiles(files: SourceFile[], max = MAX_LINES): string[] {
-  return files.filter((f) => f.lines > max).map((f) => `${f.path} (${f.lines} lines)`);
+  return files
+    .filter((f) => f.lines > max && !(f.path in LONG_FILES))
+    .map((f) => `${f.path} (${f.lines} lines)`);
 }
 
 const RULES: Record<string, (files: SourceFile[]) => string[]> = {
@@ -185,7 +202,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   ],
   'commander only under src/cli': (fs) => importsOutside(fs, 'commander', (p) => p.startsWith('cli/')),
   'the folders below src/bench do not import it': belowBench,
-  [`no file in src/ over ${MAX_LINES} lines`]: longFiles,
+  [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: longFiles,
   'no file imports two modules of the same name': sameNameImports,
   'a *-worker.ts or *-thread.ts file is what a worker thread runs': misnamedThreads,
   // the entries are for users: the CLI imports the modules it needs, so nothing is public because it did
@@ -195,7 +212,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
         .filter((s) => ENTRIES.includes(s) && !ENTRIES.includes(f.path))
         .map((s) => `${f.path} imports ${s}`),
     ),
-  [`no function in src/ over ${MAX_FUNCTION_LINES} lines`]: longFunctions,
+  [`no function in src/ over ${MAX_FUNCTION_LINES} lines but the reviewed ones`]: longFunctions,
 };
 
 /**
@@ -218,7 +235,7 @@ const BROKEN: Record<string, SourceFile[]> = {
   'node:child_process only in src/sys/process.ts': [file('bench/runner.ts', ['node:child_process'])],
   'commander only under src/cli': [file('bench/suite.ts', ['commander'])],
   'the folders below src/bench do not import it': [file('doctor/diagnose.ts', ['bench/report/results.ts'])],
-  [`no file in src/ over ${MAX_LINES} lines`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
+  [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
   'no file imports two modules of the same name': [
     file('serve/server.ts', ['ends/far-end.ts', 'serve/far-end.ts']),
   ],
@@ -230,7 +247,7 @@ const BROKEN: Record<string, SourceFile[]> = {
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': [
     file('cli/bench.ts', ['tools.ts']),
   ],
-  [`no function in src/ over ${MAX_FUNCTION_LINES} lines`]: [
+  [`no function in src/ over ${MAX_FUNCTION_LINES} lines but the reviewed ones`]: [
     { ...file('serve/server.ts', []), functions: [{ name: 'startServer:96', lines: 268 }] },
   ],
 };
