@@ -12,21 +12,9 @@ export {
   connectPinned,
   type ListenPinnedOptions,
   listenPinned,
-  markPinned,
 } from './policy/apply.js';
-export { ceiling, pinnedWindow, windowFor } from './policy/bdp.js';
+export { ceiling, windowFor } from './policy/bdp.js';
 export type { BufferSize, TcpBufferOptions, TcpBufferReport, UdpRcvbufReport } from './policy/buffers.js';
-export {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseBitRate,
-  parseDuration,
-  parsePacketRate,
-  parseSize,
-} from './policy/units.js';
-export { getMemInfo, type MemInfo } from './sys/meminfo.js';
-export { decodeTcpInfo, getTcpInfo, type TcpInfo } from './sys/tcpinfo.js';
 export {
   type ConnectOptions,
   connect,
@@ -36,10 +24,8 @@ export {
   TcpServer,
   type TcpStats,
 } from './tcp/connection.js';
-export { encodeFrame, FrameDecoder, FrameError, type FrameHandler, frameHeader } from './tcp/frame.js';
+export { encodeFrame, FrameDecoder, FrameError, type FrameHandler } from './tcp/frame.js';
 export type { Consumer, ReaderOption, ReaderStats } from './tcp/reader.js';
-export { AdaptiveSizer } from './tcp/sizer.js';
-export type { OffloadOption } from './udp/offload.js';
 export {
   createUdpReceiver,
   type UdpBatch,
@@ -50,7 +36,6 @@ export {
 export {
   createUdpSender,
   type GsoRefusal,
-  MAX_DATAGRAM,
   UdpSendError,
   UdpSender,
   type UdpSenderOptions,

@@ -17,6 +17,7 @@ import { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, runPoints } f
 import type { Scenario } from './scenario.js';
 import { loadScenario } from './scenario-registry.js';
 
+/** What runBench takes: the scenario's options, repeats, placement, expectations and a progress callback. */
 export interface BenchOptions {
   /**
    * The scenario's own options by name (`{ sizes: '250,4000', findMax: true }`) or as its argv
@@ -38,6 +39,7 @@ export interface BenchOptions {
   onProgress?: (p: Progress) => void;
 }
 
+/** What runBench resolves with: the scenario, its rows, the results document and the `--expect` check. */
 export interface BenchOutcome {
   scenario: Scenario;
   /** The sockbuf.v1 results document (`--json`, `--out`). */

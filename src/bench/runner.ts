@@ -212,6 +212,7 @@ export interface PointResult {
   max: Record<string, number>;
 }
 
+/** Progress of a benchmark run, as the CLI's bar shows it: the point, the repeat and how many are done. */
 export interface Progress {
   done: number;
   total: number;

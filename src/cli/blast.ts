@@ -1,6 +1,6 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { runBlast } from '../ends/tcp-source.js';
+import { runTcpBlast } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
@@ -52,7 +52,7 @@ export function register(program: Command): Command {
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const signals = stopSignals();
-      const result = await runBlast(
+      const result = await runTcpBlast(
         {
           host: to.host,
           port: to.port,

@@ -5,7 +5,8 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { printable } from '../policy/printable.js';
 
-export type LineOut = (event: string, fields: Record<string, unknown>) => void;
+/** Writes one event: any end's event or result object (its fields as they are). */
+export type LineOut = (event: string, fields: object) => void;
 
 /** `v` with every string in it (nested too) made printable, for a formatter that writes text. */
 export function printableFields<T>(v: T): T {
@@ -29,7 +30,7 @@ export function lineWriter(
     // the fields are escaped before the formatter sees them; its own line breaks stay
     const line = json
       ? JSON.stringify({ event, ...fields })
-      : printableText(human(event, printableFields(fields)));
+      : printableText(human(event, printableFields(fields as Record<string, unknown>)));
     process.stdout.write(`${line}\n`);
   };
 }

@@ -15,7 +15,7 @@ import { resolveFirst } from '../policy/resolve.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
 import { gsoAvailable } from '../udp/offload.js';
-import { createUdpSender, MAX_DATAGRAM, UdpSendError, type UdpSender } from '../udp/sender.js';
+import { MAX_DATAGRAM, UdpSendError, UdpSender } from '../udp/sender.js';
 import {
   paceKept,
   paceWarning,
@@ -41,6 +41,7 @@ interface Flow {
   seq: number;
 }
 
+/** A UDP sending end (`sockbuf blast udp`): numbered datagrams at a rate, over one or more flows. */
 export class UdpBlast {
   readonly to: HostPort;
   readonly size: number;
@@ -106,7 +107,7 @@ export class UdpBlast {
     const base = randomInt(1 << 22) << 8;
     try {
       for (let i = 0; i < flows; i++) {
-        const sender = createUdpSender({ to: { host, port: this.to.port }, batch, sndbuf, gso: this.gso });
+        const sender = new UdpSender({ to: { host, port: this.to.port }, batch, sndbuf, gso: this.gso });
         sender.onWarning = (m) => this.onWarning(m);
         this.flows.push({ sender, id: (base + i) >>> 0, seq: 0 });
       }

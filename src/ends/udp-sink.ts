@@ -14,6 +14,7 @@ import { WARM_UP_SECONDS, warmUp } from './udp-warm-up.js';
 
 export type { UdpSinkResult } from './udp-sink-result.js';
 
+/** What runUdpSink takes: where it listens, the receiver (batch or node:dgram) and when to stop. */
 export interface UdpSinkOptions extends UdpReceiverOptions {
   receiver?: 'batch' | 'dgram';
   // Durations: milliseconds, or a string with its unit ('1.5s').

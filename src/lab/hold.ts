@@ -17,6 +17,7 @@ import type { LabMeasurement } from './measure.js';
 import { netnsCommand } from './netns.js';
 import { type HostName, heldLabs, LAB_ENV, type LabInfo, listLabs, MAX_STATE_BYTES } from './registry.js';
 
+/** A lab held up for later commands (`sockbuf lab up`): its name, its hosts and their addresses. */
 export interface LabUp {
   info: LabInfo;
   measured?: LabMeasurement;

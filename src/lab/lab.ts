@@ -76,6 +76,7 @@ function installHandlers(): void {
   });
 }
 
+/** Two network namespaces joined by a link with a round-trip time, a rate and a loss, for one run. */
 export class Lab {
   readonly info: LabInfo;
   private readonly tuns: TunDevice[];

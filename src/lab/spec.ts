@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { parseBitRate, parseDuration, parsePercent } from '../policy/units.js';
 
+/** What a lab takes: the round-trip time, the bandwidth, the loss and the queue. */
 export interface LabOptions {
   rttMs: number;
   /** Rate cap in bit/s each way; 0 or undefined = none. */

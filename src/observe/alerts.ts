@@ -7,6 +7,7 @@ import { LIMITED_PCT } from './analyze.js';
 import { guardRules } from './guard-alerts.js';
 import { KNOWN_PROGRAMS } from './programs.js';
 
+/** One Prometheus alerting rule of sockbuf's exporter. */
 export interface AlertRule {
   alert: string;
   expr: string;
@@ -34,6 +35,7 @@ export function alertRules(): RuleGroup[] {
   }));
 }
 
+/** A group of Prometheus rules, as a rules file holds it. */
 export interface RuleGroup {
   name: string;
   rules: AlertRule[];

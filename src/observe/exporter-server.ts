@@ -18,6 +18,7 @@ import { registerMetrics } from './metrics.js';
 import { Collectors, registerBuildInfo, registerScrapeMetrics } from './self-metrics.js';
 import { basicAuth, loadWebConfig, type WebConfig } from './web-config.js';
 
+/** What startExporter takes: where it listens, which sockets it reports and how it is protected. */
 export interface ExporterOptions extends SocketMetricsOptions {
   host?: string;
   port?: number;
@@ -42,6 +43,7 @@ export interface ExporterOptions extends SocketMetricsOptions {
   log?: (line: string) => void;
 }
 
+/** A running exporter (`sockbuf exporter`): its address, and close(). */
 export interface Exporter {
   /** http://host:port/metrics, or https:// with a TLS web configuration */
   url: string;

@@ -24,6 +24,7 @@ import {
 } from './protocol.js';
 import { type Limits, parseRequest, type TestRequest } from './request.js';
 
+/** What startServer takes: where it listens, its token, its caps and its log. */
 export interface ServeOptions extends Limits {
   listen: HostPort;
   token?: string;
@@ -61,6 +62,7 @@ interface Session {
   test?: { req: TestRequest; far: FarEndProcess; done: boolean };
 }
 
+/** A running `sockbuf serve`: its address and close(). */
 export interface ServeHandle {
   address: HostPort;
   /** Stops accepting, ends every control connection, kills a running far end. */

@@ -88,7 +88,7 @@ function statOf(pid: number | string, root?: string) {
 const running = (s: ReturnType<typeof parseProcStat>) =>
   s !== undefined && s.state !== 'Z' && s.state !== 'X';
 
-/** True while the process exists and is not a zombie (a zombie has exited; only its reaping is left). */
+/** True while the process exists and is not a zombie (a zombie has exited; only its reaping is left). @internal (exported for its test) */
 export function processRunning(pid: number, root?: string): boolean {
   return running(statOf(pid, root));
 }

@@ -13,6 +13,7 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
  */
 const FIRST_BODY_BYTES = 64 * 1024;
 
+/** A frame the decoder refuses: longer than its maximum. */
 export class FrameError extends Error {
   readonly code = 'EFRAMETOOBIG';
   constructor(
@@ -31,6 +32,7 @@ function readU32(b: Uint8Array, o: number): number {
   return ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
 }
 
+/** Splits a byte stream into length-prefixed frames, and hands each to a handler. */
 export class FrameDecoder {
   readonly maxFrame: number;
   frames = 0;

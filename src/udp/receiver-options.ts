@@ -8,6 +8,7 @@ import { durationMs, parseSize } from '../policy/units.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
+/** What createUdpReceiver takes: where it listens, the batch and slot sizes, the coalescing window, the buffer. */
 export interface UdpReceiverOptions {
   /** `[HOST:]PORT` or { host, port }; port 0 picks one (see `port`). */
   listen: string | HostPort;

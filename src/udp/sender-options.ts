@@ -10,9 +10,10 @@ import type { OffloadOption } from './offload.js';
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
 
+/** What createUdpSender takes: the destination, the socket type, the batch, GSO and the send buffer. */
 export interface UdpSenderOptions {
   /**
-   * Default destination, `HOST:PORT` or `{ host, port }` (a host name resolves once: await ready()).
+   * Default destination, `HOST:PORT` or `{ host, port }` (a host name is resolved once, before createUdpSender resolves).
    * The socket is connected to it, so a send without `to` goes there.
    */
   to?: string | HostPort;

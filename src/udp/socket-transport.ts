@@ -5,7 +5,7 @@
 import { EAGAIN, EINTR } from '../sys/constants.js';
 import { writable } from '../sys/mmsg.js';
 import { udpSendOne } from '../sys/udp-socket.js';
-import { createUdpSender, type UdpSender } from './sender.js';
+import { UdpSender } from './sender.js';
 import type { BatchTransport } from './socket-send.js';
 
 export function socketTransport(fd: number): BatchTransport {
@@ -19,7 +19,7 @@ export function socketTransport(fd: number): BatchTransport {
         if (r === -EAGAIN) return 0;
         throw { errno: -r, index: from, count: 1 };
       }
-      sender ??= createUdpSender({ fd });
+      sender ??= new UdpSender({ fd });
       return sender.trySendBatch(datagrams, to, from, end);
     },
     writable: (ms) => writable(fd, ms),

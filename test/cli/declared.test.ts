@@ -8,7 +8,8 @@ import { declared } from '../../src/cli/declared.js';
 import { UsageError } from '../../src/errors.js';
 import { createUdpReceiver } from '../../src/index.js';
 import { OPTIONS } from '../../src/policy/option-registry.js';
-import { createUdpBlast, probeHandler, runTcpBlast, startExporter } from '../../src/tools.js';
+import { probeHandler } from '../../src/serve/probe-http.js';
+import { createUdpBlast, runTcpBlast, startExporter } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from './argv.js';
 
 /** The one line the CLI prints for `args` (exit 2). */

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import type { Command } from 'commander';
+import { loadScenarios } from '../../src/bench/scenario-registry.js';
 import { scenarioCommand } from '../../src/cli/bench.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { suiteCommand } from '../../src/cli/suite.js';
-import { loadScenarios } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from './argv.js';
 
 interface Target {

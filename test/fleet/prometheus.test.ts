@@ -149,9 +149,8 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
       }
     })().catch(() => {});
     waits.push(consuming);
-    const tx = createUdpSender({ type: 'udp4' });
+    const tx = await createUdpSender({ type: 'udp4' });
     cleanup.push(() => tx.close());
-    await tx.ready();
     const burst = Array.from({ length: 200 }, () => Buffer.alloc(512, 1));
     const flood = setInterval(() => {
       try {

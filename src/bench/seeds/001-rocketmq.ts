@@ -10,7 +10,7 @@ import {
   type ResultRow,
   type ResultsDocument,
   rowsOf,
-  type Verdict,
+  type SeedVerdict,
 } from '../report/results.js';
 import { hwmOf, isPinned, latencyUs, variantOf } from '../report/views.js';
 import { judge, type Seed, type SummaryTable, x2 } from './seed.js';
@@ -144,7 +144,7 @@ function summary(doc: ResultsDocument): SummaryTable | undefined {
 }
 
 /** Unpinned ÷ pinned per size at the deepest in-flight count; judged across the lab. */
-function verdict(doc: ResultsDocument): Verdict | undefined {
+function verdict(doc: ResultsDocument): SeedVerdict | undefined {
   const { rows, lab } = pingRows(doc);
   const deepest = deepestOf(rows);
   const at = autoOverPinned(rows, (r) => param(r, 'inflight') ?? '1');
