@@ -47,7 +47,7 @@ export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
 export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
-export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter.js';
+export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
 export { ServeClient, ServeRefused } from './serve/client.js';
 export { runProbe } from './serve/probe.js';

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { rulesYaml } from '../observe/alerts.js';
-import { startExporter } from '../observe/exporter.js';
+import { startExporter } from '../observe/exporter-server.js';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import { printable } from '../policy/printable.js';
@@ -21,6 +21,7 @@ interface Opts {
   probeMaxDuration: string;
   probeMaxConcurrent: number;
   probeSndbuf: string;
+  'web.config.file'?: string;
 }
 
 export function register(program: Command): void {
@@ -36,6 +37,10 @@ export function register(program: Command): void {
     .option(
       '--no-host-counters',
       "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
+    )
+    .option(
+      '--web.config.file <file>',
+      "TLS and basic authentication in exporter-toolkit's format, as node_exporter takes it (docs/fleet.md)",
     )
     .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
     .option(
@@ -70,7 +75,10 @@ export function register(program: Command): void {
             '--probe-allow',
           ]);
       }
+      const log = (line: string) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`);
       const exp = await startExporter({
+        webConfigFile: o['web.config.file'],
+        log,
         host: listen.host,
         port: listen.port,
         top: o.top,
@@ -86,7 +94,7 @@ export function register(program: Command): void {
                 sndbuf: resolveSize(o.probeSndbuf, '--probe-sndbuf') ?? 'auto',
                 // a sockbuf serve that asks for a token gets bench --remote's
                 token: process.env.SOCKBUF_TOKEN,
-                log: (line) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`),
+                log,
               }),
       });
       process.stderr.write(

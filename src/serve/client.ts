@@ -41,7 +41,20 @@ export class ServeClient {
     readonly socket: net.Socket,
     readonly server: HostPort,
   ) {
+    let first = true;
     socket.on('data', (chunk: Buffer) => {
+      // every reply is a JSON line: a first byte that is not '{' is another protocol (an iperf3
+      // server answers its control connection with a state byte), said at once rather than waited on
+      if (first && chunk.length && chunk[0] !== 0x7b) {
+        this.fail(
+          new EnvironmentError(
+            `${formatHostPort(server)} is not a sockbuf serve: it answered 0x${chunk[0].toString(16).padStart(2, '0')}${chunk[0] === 9 ? ' (as an iperf3 server does)' : ''}`,
+          ),
+        );
+        socket.destroy();
+        return;
+      }
+      first = false;
       try {
         for (const line of this.decoder.push(chunk)) this.deliver(parseReply(line));
       } catch (err) {

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { chooseSockets, groupSeries, startExporter } from '../../src/observe/exporter.js';
+import { chooseSockets, groupSeries } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
 import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
 
@@ -269,25 +270,44 @@ test('chooseSockets: flagged first, then the most limited, never more than top',
   assert.equal(chooseSockets(rows, 0).length, 0);
 });
 
-test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
+test('the dashboards parse; the fleet one asks only for what the exporter exports, the application one for registerMetrics', async () => {
   const { readFileSync } = await import('node:fs');
   const { Registry } = await import('prom-client');
   const { registerMetrics } = await import('../../src/observe/metrics.js');
   const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
   const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
-  const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
-  const r = new Registry();
-  registerMetrics(r);
-  registerSocketMetrics(r);
-  registerHostMetrics(r);
-  const known = new Set(r.getMetricsAsArray().map((m) => m.name));
-  const text = JSON.stringify(dash);
-  const exprs: string[] = text.match(/(node_netstat|node_softnet|node_sockstat|sockbuf)_\w+/g) ?? [];
-  assert.ok(exprs.length > 10);
-  for (const name of exprs) assert.ok(known.has(name), `${name} is not exported`);
+  const { registerBuildInfo, registerScrapeMetrics, Collectors } = await import(
+    '../../src/observe/self-metrics.js'
+  );
+  const read = (f: string) => readFileSync(new URL(`../../docs/deploy/${f}`, import.meta.url), 'utf8');
+  const names = (text: string) =>
+    text.match(/\b(node_netstat|node_softnet|node_sockstat|sockbuf|process)_\w+/g) ?? [];
+  const exporter = new Registry();
+  registerBuildInfo(exporter);
+  registerSocketMetrics(exporter);
+  registerHostMetrics(exporter);
+  registerScrapeMetrics(exporter, new Collectors(), () => 0);
+  const app = new Registry();
+  registerMetrics(app);
+  for (const [file, registry] of [
+    ['grafana-sockbuf-fleet.json', exporter],
+    ['grafana-sockbuf-app.json', app],
+  ] as const) {
+    const text = read(file);
+    const dash = JSON.parse(text);
+    assert.match(dash.description, /^Needs /, `${file} says what it needs`);
+    const known = new Set(registry.getMetricsAsArray().map((m) => m.name));
+    const exprs = (dash.panels as { targets?: { expr: string }[] }[]).flatMap((p) =>
+      (p.targets ?? []).map((t) => t.expr),
+    );
+    const used = names(exprs.join('\n'));
+    assert.ok(used.length > 5, file);
+    for (const name of used) assert.ok(known.has(name), `${file}: ${name} is not exported there`);
+  }
   // per-socket panels label by role, address and port (the labels sockbuf_socket_* carry)
-  assert.doesNotMatch(text, /local_port|remote_port/);
-  assert.match(text, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
+  const fleet = read('grafana-sockbuf-fleet.json');
+  assert.doesNotMatch(fleet, /local_port|remote_port/);
+  assert.match(fleet, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
 });
 
 test('groupSeries: a listener series gathers all its connections (the busiest one counts); client series keep their pid', () => {
