@@ -42,7 +42,7 @@ function parseText(text: string): { samples: Sample[]; types: Map<string, string
 
 test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP socket with drops', async () => {
   // other programs on a shared host may have more flagged sockets than ours: no top limit here
-  const exp = await startExporter({ port: 0, top: 100_000 });
+  const exp = await startExporter({ port: 0, top: 10_000 });
   const narrow = await startExporter({ port: 0, top: 1 });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
@@ -136,7 +136,7 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     'import socket,sys\nl=socket.socket()\nl.bind(("127.0.0.1",0))\nl.listen(1)\n' +
       'print(l.getsockname()[1],flush=True)\nsys.stdin.read()',
   ]);
-  const exp = await startExporter({ port: 0, top: 100_000, hostCounters: false });
+  const exp = await startExporter({ port: 0, top: 10_000, hostCounters: false });
   const clients: net.Socket[] = [];
   try {
     const [line] = (await once(py.stdout, 'data')) as [Buffer];
@@ -187,8 +187,8 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
 
 test('promtool check metrics accepts a scrape with per-socket series; with host counters, only the names node_exporter uses are linted', async () => {
   // a UDP socket that drops, so that sockbuf_socket_* and sockbuf_socket_owner_info have samples
-  const full = await startExporter({ port: 0, top: 100_000, own: true });
-  const ours = await startExporter({ port: 0, top: 100_000, own: true, hostCounters: false });
+  const full = await startExporter({ port: 0, top: 10_000, own: true });
+  const ours = await startExporter({ port: 0, top: 10_000, own: true, hostCounters: false });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
   try {
