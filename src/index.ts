@@ -2,7 +2,14 @@
 // the batched UDP receiver and sender, the buffer policy, socket statistics, metrics and the errors.
 // The instruments (bench, suite, lab, serve, the ends, inspect, doctor, exporter) are `sockbuf/tools`.
 
-export { EnvironmentError, LinuxOnlyError, ResolveError, SysError, UsageError } from './errors.js';
+export {
+  EnvironmentError,
+  LinuxOnlyError,
+  ResolveError,
+  SockbufError,
+  SysError,
+  UsageError,
+} from './errors.js';
 export { type MetricsRegistry, registerMetrics } from './observe/metrics.js';
 export { type SocketStats, type StatsInterval, StatsSampler, socketStats } from './observe/stats.js';
 export {

@@ -31,6 +31,7 @@ const APP_EXPORTS = [
   'listenPinned',
   'registerMetrics',
   'ResolveError',
+  'SockbufError',
   'socketStats',
   'StatsSampler',
   'SysError',

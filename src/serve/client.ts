@@ -1,7 +1,7 @@
 // The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
 // end's port, and collect its results.
 import net from 'node:net';
-import { EnvironmentError } from '../errors.js';
+import { EnvironmentError, SockbufError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
 import {
@@ -19,13 +19,14 @@ import {
 import type { ParamValue } from './request.js';
 
 /** The server answered with an error (busy, refused, unauthorized …). */
-export class ServeRefused extends Error {
-  readonly code: string;
+export class ServeRefused extends SockbufError {
+  /** The server's reason, as its protocol names it (busy, refused, unauthorized …). */
+  readonly reason: string;
   readonly exitCode: number;
   constructor(reply: ErrorReply) {
-    super(`sockbuf serve refused: ${reply.message}`);
+    super(`sockbuf serve refused: ${reply.message}`, 'ERR_SOCKBUF_SERVE_REFUSED');
     this.name = 'ServeRefused';
-    this.code = reply.code;
+    this.reason = reply.code;
     // bad parameters are the user's to fix (2); busy, unauthorized, a far end that failed: 3
     this.exitCode = reply.code === 'refused' || reply.code === 'bad-request' ? 2 : 3;
   }

@@ -4,6 +4,7 @@
 // lies wholly inside one read is handed over as a view of that read (valid only during the call, like
 // the read itself); only a frame that spans reads is copied, into a buffer of exactly its size. The
 // claimed length is checked against `maxFrame` before anything of that size is allocated.
+import { SockbufError } from '../errors.js';
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -14,13 +15,12 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const FIRST_BODY_BYTES = 64 * 1024;
 
 /** A frame the decoder refuses: longer than its maximum. */
-export class FrameError extends Error {
-  readonly code = 'EFRAMETOOBIG';
+export class FrameError extends SockbufError {
   constructor(
     readonly length: number,
     readonly maxFrame: number,
   ) {
-    super(`frame length ${length} exceeds the maximum frame size ${maxFrame}`);
+    super(`frame length ${length} exceeds the maximum frame size ${maxFrame}`, 'ERR_SOCKBUF_FRAME_TOO_BIG');
     this.name = 'FrameError';
   }
 }

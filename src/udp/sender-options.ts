@@ -1,6 +1,6 @@
 // The application sender's options, destinations and errors. Pure: no socket here.
 import { isIP } from 'node:net';
-import { UsageError } from '../errors.js';
+import { SockbufError, UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { parseSize } from '../policy/units.js';
@@ -51,20 +51,23 @@ export interface UdpSenderStats {
  * GSO run): ECONNREFUSED after an ICMP port unreachable on a connected socket, ENETUNREACH,
  * EACCES (broadcast without SO_BROADCAST) … `sent` datagrams of the call went before them.
  */
-export class UdpSendError extends Error {
-  readonly code: string;
-  readonly syscall = 'sendmmsg';
+export class UdpSendError extends SockbufError {
+  declare readonly errno: number;
+  declare readonly syscall: 'sendmmsg';
   constructor(
-    readonly errno: number,
+    errno: number,
     readonly index: number,
     readonly count: number,
     /** Datagrams of the call that went before (sendBatch counts the whole batch). */
     public sent: number,
   ) {
     const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-    super(`sendmmsg failed: ${code} (datagram ${index}${count > 1 ? ` and the ${count - 1} after it` : ''})`);
+    super(
+      `sendmmsg failed: ${code} (datagram ${index}${count > 1 ? ` and the ${count - 1} after it` : ''})`,
+      code,
+      { errno, syscall: 'sendmmsg' },
+    );
     this.name = 'UdpSendError';
-    this.code = code;
   }
 }
 

@@ -96,5 +96,5 @@ test('a UsageError carries the option as the caller named it; an EnvironmentErro
   assert.equal(e.code, 'EADDRINUSE');
   assert.equal(e.syscall, 'listen');
   assert.equal(e.cause, cause);
-  assert.equal(new EnvironmentError('not root').code, undefined);
+  assert.equal(new EnvironmentError('not root').code, 'ERR_SOCKBUF_ENVIRONMENT');
 });
