@@ -10,7 +10,7 @@
 // Bounded: SECONDS (at most 600) and the sender's rate (the pin holds it near 100 KB/s).
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startExporter } from '../src/observe/exporter.js';
+import { startExporter } from '../src/observe/exporter-server.js';
 import { SO_SNDBUF, SOCK_STREAM, SOL_SOCKET } from '../src/sys/constants.js';
 import { connectFd, createSocket, setIntOption, socketFromFd } from '../src/sys/socket.js';
 

@@ -2,6 +2,9 @@
 // is by its class and `code`; the CLI maps them to exit codes (2 usage, 3 the environment, 1 the rest).
 // Values are kept as given: whoever prints a message to a terminal escapes it (the CLI does, with
 // printable()), so that a program still sees exactly what was refused.
+import { SockbufError } from './sys/sockbuf-error.js';
+
+export { SockbufError };
 
 /** Renders an option's name: a program's own name by default, the CLI's flag (`--listen`) in the CLI. */
 export type OptionNamer = (option: string) => string;
@@ -14,8 +17,8 @@ const asWritten: OptionNamer = (option) => option;
  * error names (a conflict names two); `describe(name)` says the message with each option named by
  * `name`, which is how the CLI prints its flags instead.
  */
-export class UsageError extends Error {
-  readonly code = 'ERR_SOCKBUF_USAGE';
+export class UsageError extends SockbufError {
+  declare readonly code: 'ERR_SOCKBUF_USAGE';
   readonly exitCode = 2;
   readonly option?: string;
   readonly options: readonly string[];
@@ -31,7 +34,7 @@ export class UsageError extends Error {
     detail: { value?: string; expected?: string } = {},
   ) {
     const render = typeof message === 'string' ? () => message : message;
-    super(render(asWritten));
+    super(render(asWritten), 'ERR_SOCKBUF_USAGE');
     this.name = 'UsageError';
     this.#render = render;
     this.options = typeof options === 'string' ? [options] : options;
@@ -74,16 +77,16 @@ export class UsageError extends Error {
  * missing): exit 3. When a system error caused it, its `code` and `syscall` are kept (EADDRINUSE,
  * ECONNREFUSED, ENOTFOUND …) and it is the `cause`.
  */
-export class EnvironmentError extends Error {
+export class EnvironmentError extends SockbufError {
   readonly exitCode = 3;
-  readonly code?: string;
-  readonly syscall?: string;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    const c = options?.cause as { code?: unknown; syscall?: unknown; errno?: unknown } | undefined;
+    super(message, options?.code ?? (typeof c?.code === 'string' ? c.code : 'ERR_SOCKBUF_ENVIRONMENT'), {
+      cause: options?.cause,
+      syscall: typeof c?.syscall === 'string' ? c.syscall : undefined,
+      errno: typeof c?.errno === 'number' ? c.errno : undefined,
+    });
     this.name = 'EnvironmentError';
-    const c = options?.cause as { code?: unknown; syscall?: unknown } | undefined;
-    if (typeof c?.code === 'string') this.code = c.code;
-    if (typeof c?.syscall === 'string') this.syscall = c.syscall;
   }
 }
 
@@ -91,9 +94,9 @@ export class EnvironmentError extends Error {
 export class ResolveError extends EnvironmentError {
   constructor(
     readonly host: string,
-    override readonly code: string,
+    code: string,
   ) {
-    super(`cannot resolve host '${host}' (${code})`);
+    super(`cannot resolve host '${host}' (${code})`, { code });
     this.name = 'ResolveError';
   }
 }

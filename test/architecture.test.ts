@@ -1,6 +1,7 @@
-// The layering rules of src/ (issue 14), checked by reading the sources: a small import
-// scanner, no dependency. Each rule is a function from the import graph to its violations, tested
-// first on a made-up graph that breaks it (so each rule can fail), then on src/ itself.
+// The layering rules of src/ (issue 14), checked by reading the sources: a small import scanner, no
+// dependency (unused files, exports and dependencies are knip's: npm run knip). Each rule is a function
+// from the import graph to its violations, tested first on a made-up graph that breaks it (so each rule
+// can fail), then on src/ itself.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
@@ -9,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-const HERE = fileURLToPath(import.meta.url);
 const MAX_LINES = 400;
 
 /** One source file: its path under src/ (posix), its line count and what it imports. */
@@ -20,10 +20,6 @@ interface SourceFile {
   imports: string[];
   /** Modules it starts as worker threads (`spawnWorker(new URL('./x', import.meta.url))`), as paths under src/. */
   workers?: string[];
-  /** The functions, classes and constants it exports by declaration (`export function f`, `export const C`). */
-  exports?: string[];
-  /** How often each identifier occurs in it (comments included: a name a comment cites is not dead). */
-  words?: Map<string, number>;
   /** Its functions, methods and arrow functions with their length in lines, `name:line`. */
   functions?: { name: string; lines: number }[];
 }
@@ -47,15 +43,6 @@ function functionsOf(path: string, text: string): { name: string; lines: number 
   };
   visit(sf);
   return out;
-}
-
-const EXPORTED_VALUE =
-  /^export\s+(?:async\s+)?(?:function\*?|const|let|class|abstract class|enum)\s+([A-Za-z_$][\w$]*)/gm;
-
-function wordsOf(text: string): Map<string, number> {
-  const words = new Map<string, number>();
-  for (const [w] of text.matchAll(/[A-Za-z_$][\w$]*/g)) words.set(w, (words.get(w) ?? 0) + 1);
-  return words;
 }
 
 // `import … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`, with or without `type`.
@@ -88,8 +75,6 @@ function readSources(dir = SRC, out: SourceFile[] = []): SourceFile[] {
         lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
         imports: importsOf(text).map((s) => resolveSpecifier(path, s)),
         workers: [...text.matchAll(WORKER)].map((m) => resolveSpecifier(path, `${m[1]}.js`)),
-        exports: [...text.matchAll(EXPORTED_VALUE)].map((m) => m[1]),
-        words: wordsOf(text),
         functions: functionsOf(path, text),
       });
     }
@@ -178,50 +163,34 @@ export function misnamedThreads(files: SourceFile[]): string[] {
     .map((f) => `${f.path} is named as a thread's code but no spawnWorker runs it`);
 }
 
-/** The identifiers of every file under test/ and scripts/: a name used there is not dead. */
-function wordsOutsideSrc(): Map<string, number>[] {
-  const out: Map<string, number>[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      // this file names dead code in its made-up violations
-      else if (/\.(ts|mjs)$/.test(e.name) && p !== HERE) out.push(wordsOf(readFileSync(p, 'utf8')));
-    }
-  };
-  for (const d of ['../test/', '../scripts/']) walk(fileURLToPath(new URL(d, import.meta.url)));
-  return out;
-}
-
-/** What Node calls in a module given to module.register: used, though nothing names them. */
-const LOADER_HOOKS = ['initialize', 'resolve', 'load'];
-
 /**
- * Exported functions, classes and constants that nothing uses: named once in their own file (the
- * declaration) and nowhere else in src/, test/ or scripts/. Dead code (setAffinity, seedsPage were).
+ * The reviewed exceptions to the length limits: a file or function longer than the limit is listed
+ * here with why it stays whole (a file is never split only to pass a count; DESIGN.md). Review an
+ * entry when its file grows by more than a screen past what it says.
  */
-export function deadExports(files: SourceFile[], outside: Map<string, number>[] = []): string[] {
-  return files.flatMap((f) =>
-    (f.exports ?? [])
-      .filter((name) => (f.words?.get(name) ?? 0) <= 1 && !LOADER_HOOKS.includes(name))
-      .filter(
-        (name) => !files.some((g) => g !== f && g.words?.has(name)) && !outside.some((w) => w.has(name)),
-      )
-      .map((name) => `${f.path}: ${name}`),
-  );
-}
+const LONG_FILES: Record<string, string> = {
+  'ends/tcp-sink.ts':
+    "one class: a sink's connections, hello detection, verification, echo and far-end caps (≈ 420)",
+  'ends/tcp-source.ts': 'the blast: streams, pacing, the deadline and the result (≈ 400)',
+};
+const LONG_FUNCTIONS: Record<string, string> = {
+  'doctor/rules.ts diagnose': 'a table of host checks in order, one block each (≈ 200)',
+};
 
-/** Functions longer than `max` lines (startServer's 268-line closure was one: a class of small methods now). */
+/** Functions longer than `max` lines and not in the reviewed list (startServer's 268-line closure was one). */
 export function longFunctions(files: SourceFile[], max = MAX_FUNCTION_LINES): string[] {
   return files.flatMap((f) =>
     (f.functions ?? [])
-      .filter((fn) => fn.lines > max)
+      .filter((fn) => fn.lines > max && !(`${f.path} ${fn.name.split(':')[0]}` in LONG_FUNCTIONS))
       .map((fn) => `${f.path} ${fn.name} (${fn.lines} lines)`),
   );
 }
 
+/** Files longer than `max` lines and not in the reviewed list. */
 export function longFiles(files: SourceFile[], max = MAX_LINES): string[] {
-  return files.filter((f) => f.lines > max).map((f) => `${f.path} (${f.lines} lines)`);
+  return files
+    .filter((f) => f.lines > max && !(f.path in LONG_FILES))
+    .map((f) => `${f.path} (${f.lines} lines)`);
 }
 
 const RULES: Record<string, (files: SourceFile[]) => string[]> = {
@@ -233,7 +202,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   ],
   'commander only under src/cli': (fs) => importsOutside(fs, 'commander', (p) => p.startsWith('cli/')),
   'the folders below src/bench do not import it': belowBench,
-  [`no file in src/ over ${MAX_LINES} lines`]: longFiles,
+  [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: longFiles,
   'no file imports two modules of the same name': sameNameImports,
   'a *-worker.ts or *-thread.ts file is what a worker thread runs': misnamedThreads,
   // the entries are for users: the CLI imports the modules it needs, so nothing is public because it did
@@ -243,8 +212,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
         .filter((s) => ENTRIES.includes(s) && !ENTRIES.includes(f.path))
         .map((s) => `${f.path} imports ${s}`),
     ),
-  'no exported function, class or constant that nothing uses': (fs) => deadExports(fs, wordsOutsideSrc()),
-  [`no function in src/ over ${MAX_FUNCTION_LINES} lines`]: longFunctions,
+  [`no function in src/ over ${MAX_FUNCTION_LINES} lines but the reviewed ones`]: longFunctions,
 };
 
 /**
@@ -267,7 +235,7 @@ const BROKEN: Record<string, SourceFile[]> = {
   'node:child_process only in src/sys/process.ts': [file('bench/runner.ts', ['node:child_process'])],
   'commander only under src/cli': [file('bench/suite.ts', ['commander'])],
   'the folders below src/bench do not import it': [file('doctor/diagnose.ts', ['bench/report/results.ts'])],
-  [`no file in src/ over ${MAX_LINES} lines`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
+  [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
   'no file imports two modules of the same name': [
     file('serve/server.ts', ['ends/far-end.ts', 'serve/far-end.ts']),
   ],
@@ -279,21 +247,8 @@ const BROKEN: Record<string, SourceFile[]> = {
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': [
     file('cli/bench.ts', ['tools.ts']),
   ],
-  [`no function in src/ over ${MAX_FUNCTION_LINES} lines`]: [
+  [`no function in src/ over ${MAX_FUNCTION_LINES} lines but the reviewed ones`]: [
     { ...file('serve/server.ts', []), functions: [{ name: 'startServer:96', lines: 268 }] },
-  ],
-  'no exported function, class or constant that nothing uses': [
-    {
-      ...file('sys/socket.ts', []),
-      exports: ['setAffinity', 'fdOf'],
-      words: wordsOf('setAffinity fdOf fdOf'),
-    },
-    {
-      ...file('bench/pages.ts', []),
-      exports: ['seedsPage', 'renderHtml'],
-      words: wordsOf('seedsPage renderHtml'),
-    },
-    { ...file('index.ts', []), words: wordsOf('renderHtml') },
   ],
 };
 

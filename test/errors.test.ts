@@ -1,42 +1,52 @@
+// One error family: every error sockbuf raises is a SockbufError, its code an ERR_SOCKBUF_* code or,
+// for a failure the kernel or a peer reported, the errno name (as Node's own system errors).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EnvironmentError, LinuxOnlyError, ResolveError, SysError, UsageError } from '../src/errors.js';
+import { Interrupted, RunFailure } from '../src/bench/runner.js';
+import {
+  EnvironmentError,
+  LinuxOnlyError,
+  ResolveError,
+  SockbufError,
+  SysError,
+  UsageError,
+} from '../src/errors.js';
+import { JsonLimitError } from '../src/policy/json.js';
+import { ServeRefused } from '../src/serve/client.js';
+import { CommandError } from '../src/sys/process.js';
+import { FrameError } from '../src/tcp/frame.js';
+import { UdpSendError } from '../src/udp/sender-options.js';
 
-test('UsageError carries the option, the value and what was expected as fields, and names the option as told', () => {
-  const e = UsageError.invalid('warmUp', '-1s', 'a duration such as 2ms');
-  assert.equal(e.option, 'warmUp');
-  assert.deepEqual(e.options, ['warmUp']);
-  assert.equal(e.value, '-1s');
-  assert.equal(e.expected, 'a duration such as 2ms');
-  assert.equal(e.code, 'ERR_SOCKBUF_USAGE');
-  assert.equal(e.exitCode, 2);
-  assert.equal(e.message, "invalid value for warmUp: '-1s' (expected a duration such as 2ms)");
-  // the CLI names its flags: nothing is parsed out of the message
-  const flag = (o: string) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  assert.equal(e.describe(flag), "invalid value for --warm-up: '-1s' (expected a duration such as 2ms)");
-  // a value that reads like an option name is not mistaken for one
-  assert.equal(
-    UsageError.invalid('size', 'size', 'a size').describe(flag),
-    "invalid value for --size: 'size' (expected a size)",
+test('every error class is a SockbufError with a code in the one scheme', () => {
+  const own: [SockbufError, string][] = [
+    [new UsageError('x', 'size'), 'ERR_SOCKBUF_USAGE'],
+    [new EnvironmentError('not root'), 'ERR_SOCKBUF_ENVIRONMENT'],
+    [new LinuxOnlyError('recvmmsg', 'darwin'), 'ERR_SOCKBUF_LINUX_ONLY'],
+    [new FrameError(10, 4), 'ERR_SOCKBUF_FRAME_TOO_BIG'],
+    [new JsonLimitError('too long', 'too-long'), 'ERR_SOCKBUF_JSON_LIMIT'],
+    [new RunFailure('the sink failed', 'receiver'), 'ERR_SOCKBUF_RUN_FAILED'],
+    [new Interrupted('SIGINT'), 'ERR_SOCKBUF_INTERRUPTED'],
+    [new CommandError('ip', 2, 'bad'), 'ERR_SOCKBUF_COMMAND_FAILED'],
+    [new ServeRefused({ type: 'error', code: 'busy', message: 'busy' }), 'ERR_SOCKBUF_SERVE_REFUSED'],
+  ];
+  for (const [e, code] of own) {
+    assert.ok(e instanceof SockbufError && e instanceof Error, e.name);
+    assert.equal(e.code, code, e.name);
+  }
+  // the kernel's and a peer's failures keep their errno name, with errno and syscall
+  const sys = new SysError('bind', 98);
+  assert.deepEqual(
+    [sys instanceof SockbufError, sys.code, sys.errno, sys.syscall],
+    [true, 'EADDRINUSE', 98, 'bind'],
   );
-  const c = UsageError.conflict('echo', 'verify');
-  assert.deepEqual(c.options, ['echo', 'verify']);
-  assert.equal(c.describe(flag), '--echo and --verify cannot be combined');
-  assert.equal(UsageError.either('bytes', 'seconds').describe(flag), 'give --bytes or --seconds, not both');
-  // a plain message names no option
-  const plain = new UsageError('no results documents given');
-  assert.equal(plain.option, undefined);
-  assert.equal(plain.describe(flag), 'no results documents given');
-});
-
-test('the other classes keep their codes and exit codes', () => {
-  const cause = Object.assign(new Error('x'), { code: 'EADDRINUSE', syscall: 'bind' });
-  const env = new EnvironmentError('port in use', { cause });
-  assert.deepEqual([env.exitCode, env.code, env.syscall], [3, 'EADDRINUSE', 'bind']);
-  const r = new ResolveError('nowhere.invalid', 'ENOTFOUND');
-  assert.ok(r instanceof EnvironmentError);
-  assert.deepEqual([r.host, r.code, r.exitCode], ['nowhere.invalid', 'ENOTFOUND', 3]);
-  const s = new SysError('setsockopt', 22, 'SO_RCVBUF');
-  assert.deepEqual([s.code, s.errno, s.syscall], ['EINVAL', 22, 'setsockopt']);
-  assert.equal(new LinuxOnlyError('recvmmsg', 'darwin').exitCode, 3);
+  const send = new UdpSendError(111, 0, 1, 0);
+  assert.deepEqual(
+    [send instanceof SockbufError, send.code, send.errno, send.syscall],
+    [true, 'ECONNREFUSED', 111, 'sendmmsg'],
+  );
+  const resolve = new ResolveError('nowhere.invalid', 'ENOTFOUND');
+  assert.deepEqual(
+    [resolve instanceof EnvironmentError, resolve.code, resolve.host],
+    [true, 'ENOTFOUND', 'nowhere.invalid'],
+  );
 });

@@ -4,7 +4,7 @@
 // loads sockbuf from CommonJS. Runs against dist (npm test builds first); dependencies come from npm's
 // cache when it has them (--prefer-offline), else from the registry.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ registry.metrics().then((text) => console.log(text));
     assert.equal(cjs.trim(), 'function');
 
     // what a fleet needs ships: the rules (the installed CLI prints the same), the unit, the DaemonSet
-    const docs = join(app, 'node_modules/sockbuf/docs');
+    const docs = join(app, 'node_modules/sockbuf/docs/deploy');
     for (const f of ['sockbuf-rules.yml', 'sockbuf-exporter.service', 'sockbuf-exporter-daemonset.yaml'])
       assert.ok(existsSync(join(docs, f)), `${f} is in the package`);
     assert.equal(
@@ -95,5 +95,60 @@ registry.metrics().then((text) => console.log(text));
     );
   } finally {
     rmSync(app, { recursive: true, force: true });
+  }
+});
+
+test('npm pack → npm install -g into a scratch prefix: a working sockbuf (--version, doctor --json), installed as the Dockerfile does', {
+  timeout: 120_000,
+}, () => {
+  assert.ok(existsSync(join(ROOT, 'dist/cli/main.js')), 'dist/cli/main.js: run npm run build');
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-global-'));
+  try {
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
+    );
+    // the Dockerfile's install line, with a prefix of our own instead of the image's /usr/local
+    const dockerfile = readFileSync(join(ROOT, 'docs/deploy/Dockerfile'), 'utf8');
+    const flags = ['--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+    assert.match(dockerfile, new RegExp(`npm install -g ${flags.join(' ')} /tmp/sockbuf\\.tgz`));
+    assert.match(dockerfile, /^COPY sockbuf-\*\.tgz /m);
+    assert.match(packed.filename, /^sockbuf-[\d.]+\.tgz$/, 'the name the Dockerfile copies');
+    const prefix = join(dir, 'prefix');
+    execFileSync(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--prefer-offline', ...flags, join(dir, packed.filename)],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 90_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const bin = join(prefix, 'bin/sockbuf');
+    const sockbuf = (...args: string[]) =>
+      spawnSync(bin, args, {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, NODE_OPTIONS: '' },
+      });
+    const version = sockbuf('--version');
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    // doctor reads sysctls and /proc through koffi and the installed dependencies: 0, or 1 for a finding
+    const doctor = sockbuf('doctor', '--json');
+    assert.ok(doctor.status === 0 || doctor.status === 1, `doctor exited ${doctor.status}: ${doctor.stderr}`);
+    const doc = JSON.parse(doctor.stdout);
+    assert.equal(doc.schema, 'sockbuf.v1');
+    assert.equal(doc.command, 'doctor');
+    // the installed exporter prints the shipped rules
+    const rules = sockbuf('exporter', '--print-rules');
+    assert.equal(rules.stdout, readFileSync(join(ROOT, 'docs/deploy/sockbuf-rules.yml'), 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

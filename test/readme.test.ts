@@ -25,10 +25,13 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/** README.md and every .md file under docs/, relative to the repository. */
+/**
+ * README.md and every .md file under docs/, relative to the repository; docs/api/ aside (TypeDoc writes
+ * it from the doc comments and checks its own links: npm run docs:api).
+ */
 function docPages(): string[] {
   const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.md'))
+    .filter((f) => f.endsWith('.md') && !f.startsWith('api/'))
     .map((f) => join('docs', f))
     .sort();
   return ['README.md', ...docs];

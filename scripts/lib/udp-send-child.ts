@@ -31,7 +31,7 @@ if (kind === 'dgram') {
   }
   await new Promise<void>((r) => s.close(() => r()));
 } else {
-  const s = createUdpSender({ to: `127.0.0.1:${port}`, gso: kind === 'gso' });
+  const s = await createUdpSender({ to: `127.0.0.1:${port}`, gso: kind === 'gso' });
   const payloads = Array.from({ length: 1024 }, () => randomBytes(size));
   while (performance.now() < end) sent += await s.sendBatch(payloads);
   s.close();

@@ -5,7 +5,7 @@
 import { UsageError } from '../errors.js';
 import { labFromEnv } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
 import { parseServer } from '../serve/remote-end.js';
 import { benchRow, resultsDocument } from './document.js';
@@ -17,6 +17,7 @@ import { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, runPoints } f
 import type { Scenario } from './scenario.js';
 import { loadScenario } from './scenario-registry.js';
 
+/** What runBench takes: the scenario's options, repeats, placement, expectations and a progress callback. */
 export interface BenchOptions {
   /**
    * The scenario's own options by name (`{ sizes: '250,4000', findMax: true }`) or as its argv
@@ -38,6 +39,7 @@ export interface BenchOptions {
   onProgress?: (p: Progress) => void;
 }
 
+/** What runBench resolves with: the scenario, its rows, the results document and the `--expect` check. */
 export interface BenchOutcome {
   scenario: Scenario;
   /** The sockbuf.v1 results document (`--json`, `--out`). */
@@ -83,7 +85,7 @@ export async function prepareBench(
   opts: BenchOptions = {},
 ): Promise<PreparedBench> {
   const s = typeof scenario === 'string' ? await loadScenario(scenario) : scenario;
-  const repeat = parseRepeat(opts.repeat ?? 3);
+  const repeat = parseRepeat(opts.repeat ?? OPTIONS.repeat.default);
   const expects = (opts.expect ?? []).map(parseExpect);
   // the bench's own options are judged before the scenario's, whose checks may ask for more (--yes)
   const asked = opts.timeout === undefined ? undefined : durationMs(opts.timeout, 'timeout') / 1000;

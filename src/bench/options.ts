@@ -2,6 +2,7 @@
 // them, the library takes their values by name or parses an argv (node:util parseArgs). No commander.
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
+import { type CountOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 
 export interface OptionSpec {
   /** As on the command line: `--sizes <list>` takes a value; `--find-max` is a switch. */
@@ -12,6 +13,25 @@ export interface OptionSpec {
   default?: string;
   /** Checks and converts a value given as text (throw UsageError naming the option); default: kept as typed. */
   parse?: (value: string, option: string) => unknown;
+}
+
+/**
+ * A count option of the registry (src/policy/option-registry.ts) as a scenario's option: its flag, doc line,
+ * default and range. `list`: a comma-separated list of them (the scenario's params() checks each);
+ * `description`, `default`: the scenario's own where it says more or runs something else by default.
+ */
+export function declaredOption(
+  name: CountOption,
+  own: { list?: boolean; description?: string; default?: string } = {},
+): OptionSpec {
+  const d = OPTIONS[name];
+  const dflt = own.default ?? ('default' in d ? String(d.default) : undefined);
+  return {
+    flags: `${d.flag} <${own.list ? 'list' : d.arg}>`,
+    description: own.description ?? d.doc,
+    ...(dflt === undefined ? {} : { default: dflt }),
+    ...(own.list ? {} : { parse: (value: string, option: string) => checkWhole(name, value, option) }),
+  };
 }
 
 /** Option values by name, the way commander names them (`--find-max` → `findMax`). */

@@ -1,7 +1,9 @@
 // The bench runner: runs the two ends of a point as child processes (receiver first, sender once
 // the receiver's ready line arrived), enforces a timeout per run, and on any failure, timeout or
 // signal kills both ends' process groups and reaps them before it reports. Then repeats and medians.
+
 import { performance } from 'node:perf_hooks';
+import { SockbufError } from '../errors.js';
 import { Child, nodeCommand, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import { MAX_EVENT_LINE, parseEventLine, READY_EVENT, substitute } from './ends.js';
 import type { Placement, Role } from './placement.js';
@@ -13,24 +15,24 @@ export const STDERR_TAIL = 20;
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /** A run that failed; `exitCode` is what the CLI exits with (an end's 2 or 3 is passed on, else 1). */
-export class RunFailure extends Error {
+export class RunFailure extends SockbufError {
   readonly exitCode: number;
   constructor(
     message: string,
     readonly end: Role | undefined,
     exitCode = 1,
   ) {
-    super(message);
+    super(message, 'ERR_SOCKBUF_RUN_FAILED');
     this.name = 'RunFailure';
     this.exitCode = exitCode;
   }
 }
 
 /** The runner itself got SIGINT/SIGTERM/SIGHUP: both ends were stopped; exit 128 + signal number. */
-export class Interrupted extends Error {
+export class Interrupted extends SockbufError {
   readonly exitCode: number;
   constructor(readonly signal: NodeJS.Signals) {
-    super(`interrupted by ${signal}; both ends stopped`);
+    super(`interrupted by ${signal}; both ends stopped`, 'ERR_SOCKBUF_INTERRUPTED');
     this.name = 'Interrupted';
     this.exitCode = 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as Record<string, number>)[signal];
   }
@@ -212,6 +214,7 @@ export interface PointResult {
   max: Record<string, number>;
 }
 
+/** Progress of a benchmark run, as the CLI's bar shows it: the point, the repeat and how many are done. */
 export interface Progress {
   done: number;
   total: number;

@@ -43,6 +43,7 @@ export interface EndOutput {
   stderrTail: string[];
 }
 
+/** What one run of a point produced: the output of each end. */
 export interface RunOutput {
   receiver: EndOutput;
   sender: EndOutput;
@@ -60,6 +61,7 @@ export type Point = Record<string, string>;
 
 /** A value of a result row. Numeric columns get median/min/max over the repeats. */
 export type Cell = number | string | boolean | null;
+/** One row of a scenario's table: its cells by column key. */
 export type Row = Record<string, Cell>;
 
 /** How the table shows a numeric column (the JSON always has the raw number). */

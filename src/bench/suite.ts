@@ -56,6 +56,7 @@ export function skipReason(
   return undefined;
 }
 
+/** What runSuite takes: which entries, the repeats, where the results go and a progress callback. */
 export interface SuiteOptions {
   full?: boolean;
   /** Repeats of every entry (1 to 1000, a number or a string such as '3'), instead of each entry's own. */

@@ -11,10 +11,13 @@ import type { Scenario } from '../bench/scenario.js';
 import { loadScenario, loadScenarios } from '../bench/scenario-registry.js';
 import { ResolveError, UsageError } from '../errors.js';
 import { formatTable } from '../policy/table.js';
-import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
+import { declared } from './declared.js';
+import { outputFileProblem, printableText } from './lines.js';
 import { resolveMessage } from './names.js';
+import { optionRefused } from './os-errors.js';
 import { progressReporter } from './progress.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
+import { usageCommand } from './usage.js';
 
 /** Declared options (a scenario's, a placement's) as commander options; the library parses the values. */
 function addOptions(cmd: Command, specs: OptionSpec[]): Command {
@@ -24,7 +27,7 @@ function addOptions(cmd: Command, specs: OptionSpec[]): Command {
 
 function addCommonOptions(cmd: Command): Command {
   cmd
-    .option('--repeat <n>', 'runs of each point; the table shows medians', '3')
+    .addOption(declared('repeat'))
     .option('--json', 'print the sockbuf.v1 results document on stdout instead of the table')
     .option('--out <file>', 'also write the results document to FILE')
     .option('--html <file>', 'also write the HTML report (tables, charts beside the seeds) to FILE')
@@ -70,14 +73,18 @@ async function overview(): Promise<string> {
   ].join('\n');
 }
 
-async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
-  const cmd = addCommonOptions(new Command(`sockbuf bench ${scenario.name}`).configureOutput(CLI_OUTPUT))
+/** `sockbuf bench SCENARIO`'s own command: the common options, then the scenario's. */
+export function scenarioCommand(scenario: Scenario): { cmd: Command; common: Set<string> } {
+  const cmd = addCommonOptions(usageCommand(`sockbuf bench ${scenario.name}`))
     .description(scenario.description)
     .exitOverride()
-    .showHelpAfterError()
     .allowExcessArguments(false);
   const common = new Set(cmd.options.map((o) => o.attributeName()));
-  addOptions(cmd, scenarioOptions(scenario));
+  return { cmd: addOptions(cmd, scenarioOptions(scenario)), common };
+}
+
+async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> {
+  const { cmd, common } = scenarioCommand(scenario);
   cmd.action(async (opts: Record<string, unknown>) => {
     for (const o of ['out', 'html'] as const) {
       const problem = opts[o] === undefined ? undefined : outputFileProblem(String(opts[o]), `--${o}`);
@@ -88,7 +95,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     try {
       outcome = await runBench(scenario, {
         options: Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k))),
-        repeat: String(opts.repeat),
+        repeat: Number(opts.repeat),
         expect: opts.expect as string[] | undefined,
         timeout: opts.timeout === undefined ? undefined : String(opts.timeout),
         // the default placement is the library's to choose (a lab around it, --lab, --remote)
@@ -118,7 +125,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
   } catch (err) {
     // a scenario's own command: the program's handler does not see its options (--remote)
     if (err instanceof ResolveError) err.message = resolveMessage(cmd, err);
-    throw err;
+    throw optionRefused(cmd, err) ?? err;
   }
 }
 

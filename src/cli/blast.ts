@@ -1,16 +1,16 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { runBlast } from '../ends/tcp-source.js';
+import { runTcpBlast } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
   formatBitRate,
   formatDuration,
   formatSize,
-  parseCount,
   parsePositiveDuration,
   parseSize,
 } from '../policy/units.js';
+import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { stopSignals } from './signals.js';
@@ -30,7 +30,7 @@ export function register(program: Command): Command {
       '--write-hwm <size>',
       "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
     )
-    .option('--parallel <n>', 'streams', '1')
+    .addOption(declared('parallel', 'streams'))
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
     .option('--interval <duration>', 'report every', '1s')
@@ -49,11 +49,10 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const parallel = parseCount(String(o.parallel), '--parallel', 0);
       const interval = parsePositiveDuration(String(o.interval), '--interval');
       const out = lineWriter(Boolean(o.json), human);
       const signals = stopSignals();
-      const result = await runBlast(
+      const result = await runTcpBlast(
         {
           host: to.host,
           port: to.port,
@@ -62,7 +61,7 @@ export function register(program: Command): Command {
           size,
           sndbuf,
           writableHighWaterMark,
-          parallel,
+          parallel: Number(o.parallel),
           reverse: Boolean(o.reverse),
           raw: Boolean(o.raw),
           intervalSeconds: interval,

@@ -3,24 +3,25 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { rulesYaml } from '../observe/alerts.js';
-import { startExporter } from '../observe/exporter.js';
+import { startExporter } from '../observe/exporter-server.js';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import { printable } from '../policy/printable.js';
-import { parseCount } from '../policy/units.js';
 import { probeHandler } from '../serve/probe-http.js';
+import { declared } from './declared.js';
 import { stopSignals } from './signals.js';
 
 interface Opts {
   listen: string;
-  top: string;
+  top: number;
   hostCounters: boolean;
   printRules?: boolean;
   probeAllow?: string;
   probeDuration: string;
   probeMaxDuration: string;
-  probeMaxConcurrent: string;
+  probeMaxConcurrent: number;
   probeSndbuf: string;
+  'web.config.file'?: string;
 }
 
 export function register(program: Command): void {
@@ -32,10 +33,14 @@ export function register(program: Command): void {
       'where to serve /metrics (loopback unless told otherwise)',
       '127.0.0.1:9477',
     )
-    .option('--top <n>', 'per-socket series for at most this many sockets (flagged first)', '20')
+    .addOption(declared('top'))
     .option(
       '--no-host-counters',
       "leave out node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*) where it runs",
+    )
+    .option(
+      '--web.config.file <file>',
+      "TLS and basic authentication in exporter-toolkit's format, as node_exporter takes it (docs/fleet.md)",
     )
     .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
     .option(
@@ -48,7 +53,7 @@ export function register(program: Command): void {
       "the most one probe may take, connect to results (Prometheus's scrape timeout lowers it)",
       '10s',
     )
-    .option('--probe-max-concurrent <n>', 'probes running at once, over all targets', '2')
+    .addOption(declared('maxConcurrent'))
     .option(
       '--probe-sndbuf <auto|size>',
       "each probe's send buffer: 'auto' leaves autotuning on; a size pins it",
@@ -60,7 +65,6 @@ export function register(program: Command): void {
         return;
       }
       const listen = parseListen(o.listen, '--listen', '127.0.0.1');
-      const top = parseCount(o.top, '--top', 0, 10000);
       if (o.probeAllow === undefined) {
         const set = cmd.options.find(
           (x) => x.long?.startsWith('--probe-') && cmd.getOptionValueSource(x.attributeName()) === 'cli',
@@ -71,10 +75,13 @@ export function register(program: Command): void {
             '--probe-allow',
           ]);
       }
+      const log = (line: string) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`);
       const exp = await startExporter({
+        webConfigFile: o['web.config.file'],
+        log,
         host: listen.host,
         port: listen.port,
-        top,
+        top: o.top,
         hostCounters: o.hostCounters,
         probe:
           o.probeAllow === undefined
@@ -83,11 +90,11 @@ export function register(program: Command): void {
                 allow: o.probeAllow,
                 duration: o.probeDuration,
                 maxDuration: o.probeMaxDuration,
-                maxConcurrent: parseCount(o.probeMaxConcurrent, '--probe-max-concurrent', 1, 64),
+                maxConcurrent: o.probeMaxConcurrent,
                 sndbuf: resolveSize(o.probeSndbuf, '--probe-sndbuf') ?? 'auto',
                 // a sockbuf serve that asks for a token gets bench --remote's
                 token: process.env.SOCKBUF_TOKEN,
-                log: (line) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`),
+                log,
               }),
       });
       process.stderr.write(

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { type InspectOptions, inspectSockets, SOCKET_STATES, watchSockets } from '../observe/inspect.js';
 import { formatInspectSample, inspectDocument } from '../observe/inspect-format.js';
-import { parseCount, parseDuration } from '../policy/units.js';
+import { parseDuration } from '../policy/units.js';
+import { declared } from './declared.js';
 import { stopSignals } from './signals.js';
 
 export function register(program: Command): void {
@@ -13,19 +14,19 @@ export function register(program: Command): void {
     .description(
       'every TCP and UDP socket on the host (sock_diag, like ss), with buffer-limited ones flagged',
     )
-    .option('--port <n>', 'only sockets with this local or remote port')
-    .option('--pid <n>', 'only sockets owned by this process')
+    .addOption(declared('port'))
+    .addOption(declared('pid'))
     .option('--state <name>', `only sockets in this state (${SOCKET_STATES.join(', ')})`)
     .option('--tcp', 'TCP sockets only')
     .option('--udp', 'UDP sockets only')
     .option('--limited', 'only sockets flagged as buffer-limited')
     .option('--watch <duration>', 'sample every interval; limited shares and drops cover each interval')
-    .option('--count <n>', 'with --watch: stop after this many samples')
+    .addOption(declared('count'))
     .option('--json', 'JSON on stdout (one line per sample with --watch)')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const opts: InspectOptions = {
-        port: o.port === undefined ? undefined : parseCount(String(o.port), '--port', 1, 65535),
-        pid: o.pid === undefined ? undefined : parseCount(String(o.pid), '--pid', 1),
+        port: o.port === undefined ? undefined : Number(o.port),
+        pid: o.pid === undefined ? undefined : Number(o.pid),
         state: o.state === undefined ? undefined : String(o.state),
         limitedOnly: o.limited === true,
         protocols: o.tcp && !o.udp ? ['tcp'] : o.udp && !o.tcp ? ['udp'] : ['tcp', 'udp'],
@@ -35,7 +36,7 @@ export function register(program: Command): void {
         throw new UsageError(`--count '${o.count}' needs --watch`, ['--count', '--watch'], {
           value: String(o.count),
         });
-      const count = o.count === undefined ? undefined : parseCount(String(o.count), '--count', 1);
+      const count = o.count === undefined ? undefined : Number(o.count);
       if (interval === undefined) {
         const s = inspectSockets(opts);
         process.stdout.write(

@@ -10,7 +10,6 @@ import {
   formatBitRate,
   formatDuration,
   formatSize,
-  parseCount,
   parsePositiveDuration,
   parseSize,
 } from '../policy/units.js';
@@ -39,7 +38,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
       seconds,
       size,
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
-      parallel: parseCount(String(o.parallel), '--parallel', 0),
+      parallel: Number(o.parallel),
       reverse: Boolean(o.reverse),
       intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
       signal: signals.signal,

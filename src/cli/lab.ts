@@ -6,6 +6,7 @@ import { downLabs, execInLab, holdLab, runUnderLab, upLab } from '../lab/hold.js
 import { describeLab, type LabMeasurement } from '../lab/measure.js';
 import { type LabInfo, listLabs } from '../lab/registry.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
+import { declared } from './declared.js';
 import { printableText } from './lines.js';
 
 interface LabFlags extends LabSpecInput {
@@ -20,8 +21,8 @@ function labOptions(cmd: Command): Command {
     .option('--rtt <duration>', 'round-trip time across the lab', LAB_DEFAULTS.rtt)
     .option('--bandwidth <rate>', 'rate cap each way (default: none)')
     .option('--loss <percent>', 'random loss each way', LAB_DEFAULTS.loss)
-    .option('--mtu <bytes>', 'MTU of the lab link', LAB_DEFAULTS.mtu)
-    .option('--threads <n>', 'delay-line threads: 2 (one per direction) or 1')
+    .addOption(declared('mtu'))
+    .addOption(declared('threads'))
     .option(
       '--congestion <name>',
       "TCP congestion control across the lab (host: the kernel's default)",

@@ -5,7 +5,8 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { printable } from '../policy/printable.js';
 
-export type LineOut = (event: string, fields: Record<string, unknown>) => void;
+/** Writes one event: any end's event or result object (its fields as they are). */
+export type LineOut = (event: string, fields: object) => void;
 
 /** `v` with every string in it (nested too) made printable, for a formatter that writes text. */
 export function printableFields<T>(v: T): T {
@@ -21,15 +22,6 @@ export function printableText(text: string): string {
   return text.split('\n').map(printable).join('\n');
 }
 
-/**
- * commander's output for every command: its own errors quote what was typed (`unknown option '…'`,
- * `argument '…' is invalid`), so each is one line with its control characters shown escaped.
- */
-export const CLI_OUTPUT = {
-  writeErr: (s: string) => process.stderr.write(s),
-  outputError: (s: string, write: (s: string) => void) => write(`${printable(s.replace(/\n$/, ''))}\n`),
-};
-
 export function lineWriter(
   json: boolean,
   human: (event: string, f: Record<string, unknown>) => string,
@@ -38,7 +30,7 @@ export function lineWriter(
     // the fields are escaped before the formatter sees them; its own line breaks stay
     const line = json
       ? JSON.stringify({ event, ...fields })
-      : printableText(human(event, printableFields(fields)));
+      : printableText(human(event, printableFields(fields as Record<string, unknown>)));
     process.stdout.write(`${line}\n`);
   };
 }
@@ -57,5 +49,7 @@ export function outputFileProblem(file: string, option: string): string | undefi
     return `invalid value for ${option}: '${file}' (the folder ${dir} does not exist)`;
   }
   if (!st.isDirectory()) return `invalid value for ${option}: '${file}' (${dir} is not a folder)`;
+  const target = statSync(file, { throwIfNoEntry: false });
+  if (target?.isDirectory()) return `invalid value for ${option}: '${file}' (a folder: expected a file name)`;
   return undefined;
 }

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort, parseListen } from '../policy/address.js';
 import { printable } from '../policy/printable.js';
-import { parseCount, parseDuration, parseSize } from '../policy/units.js';
+import { parseDuration, parseSize } from '../policy/units.js';
 import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
 import { startServer } from '../serve/server.js';
+import { declared } from './declared.js';
 import { stopSignals } from './signals.js';
 
 export function register(program: Command): void {
@@ -23,14 +24,14 @@ export function register(program: Command): void {
     .option('--max-bytes <size>', 'most bytes one test may move', '64GiB')
     .option('--token <token>', 'required of every test request when set')
     .option('--idle-timeout <duration>', 'close a control connection that asks for no test this long', '10s')
-    .option('--max-per-client <n>', 'control connections open at once from one client address', '8')
+    .addOption(declared('maxPerClient'))
     .option('--json', 'print a ready line and a line per event as JSON on stdout')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
       const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
       const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
       const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
-      const maxPerClient = parseCount(String(o.maxPerClient), '--max-per-client', 0);
+      const maxPerClient = Number(o.maxPerClient);
       const token = typeof o.token === 'string' ? o.token : undefined;
       const json = o.json === true;
       const log = (line: string) => {

@@ -1,7 +1,6 @@
 // `sockbuf bench` with no scenario: the quick suite (src/bench/suite.ts). Parses, runs, prints the
 // seed-style tables and verdicts, and writes sockbuf-results.json and sockbuf-report.html. Thin.
 import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
 import { renderJson } from '../bench/output.js';
 import { renderHtml, reportText } from '../bench/pages.js';
 import { checkResults } from '../bench/report/results.js';
@@ -9,26 +8,31 @@ import { suiteExitCode } from '../bench/seeds/index.js';
 import { runSuite, SUITE } from '../bench/suite.js';
 import { UsageError } from '../errors.js';
 import { parseList } from '../policy/units.js';
-import { CLI_OUTPUT, outputFileProblem, printableText } from './lines.js';
+import { declared } from './declared.js';
+import { outputFileProblem, printableText } from './lines.js';
 import { progressReporter } from './progress.js';
+import { type UsageCommand, usageCommand } from './usage.js';
 
-export function suiteCommand(): Command {
-  return new Command('sockbuf bench')
-    .configureOutput(CLI_OUTPUT)
-    .description(
-      'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
-        'streamer, GSO/GRO, and seed 000 across the lab when root)',
-    )
-    .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
-    .option('--yes', "include what changes host sysctls (seed 000's rmem_max sweep; restored afterwards)")
-    .option('--repeat <n>', "repeats of every entry (instead of each entry's own)")
-    .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
-    .option('--json', 'print the results document on stdout instead of the tables')
-    .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
-    .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
-    .exitOverride()
-    .showHelpAfterError()
-    .allowExcessArguments(false);
+export function suiteCommand(): UsageCommand {
+  return (
+    usageCommand('sockbuf bench')
+      .description(
+        'the quick suite: every seed measured again (drain, tcp, ping, udp loss ladder with find-max, ' +
+          'streamer, GSO/GRO, and seed 000 across the lab when root)',
+      )
+      .option('--full', 'the long versions (the scenarios’ own durations, more repeats)')
+      .option('--yes', "include what changes host sysctls (seed 000's rmem_max sweep; restored afterwards)")
+      // no default: each entry has its own
+      .addOption(
+        declared('repeat', "repeats of every entry (instead of each entry's own)").default(undefined),
+      )
+      .option('--only <ids>', `run only these entries (${SUITE.map((e) => e.id).join(', ')})`)
+      .option('--json', 'print the results document on stdout instead of the tables')
+      .option('--out <file>', 'where to write the results document', 'sockbuf-results.json')
+      .option('--html <file>', 'where to write the HTML report', 'sockbuf-report.html')
+      .exitOverride()
+      .allowExcessArguments(false)
+  );
 }
 
 export async function runSuiteCli(argv: string[]): Promise<void> {
@@ -38,7 +42,7 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
       full?: boolean;
       yes?: boolean;
       only?: string;
-      repeat?: string;
+      repeat?: number;
       json?: boolean;
       out: string;
       html: string;

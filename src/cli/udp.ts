@@ -1,32 +1,24 @@
 // `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpBlast(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { createUdpBlast, parseSendRate } from '../ends/udp-blast.js';
 import { runUdpSink } from '../ends/udp-sink.js';
 import { UsageError } from '../errors.js';
 import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseCount,
-  parseDuration,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parseDuration, parseSize } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
+import { declared } from './declared.js';
 import { lineWriter } from './lines.js';
 import { stopSignals } from './signals.js';
 
 /** A JSON event line (the people's output of these commands is a table at the end instead). */
 const event = lineWriter(true, () => '');
 
-function offload(value: string | boolean | undefined, option: string): OffloadOption {
-  if (value === undefined) return 'auto';
-  if (value === true || value === 'on') return true;
-  if (value === 'off') return false;
-  if (value === 'auto') return 'auto';
-  throw UsageError.invalid(option, value, 'on, off or auto');
+/** --gro / --gso (one of the declared choices, or true when given alone) as the library takes it. */
+function offload(value: string | boolean): OffloadOption {
+  return value === true || value === 'on' ? true : value === 'off' ? false : 'auto';
 }
 
 function printPairs(pairs: [string, string][]): void {
@@ -39,31 +31,20 @@ export function registerSinkUdp(sink: Command): void {
     .command('udp')
     .description('receive UDP datagrams and count every loss: kernel, userspace, truncated, sequence gaps')
     .requiredOption('--listen <[host:]port>', 'address to listen on (port 0: any)')
-    .addOption(
-      new Option('--receiver <kind>', 'batch (recvmmsg reader thread) or dgram (node:dgram)')
-        .choices(['batch', 'dgram'])
-        .default('batch'),
-    )
-    .option('--sockets <n>', 'sockets on the port with SO_REUSEPORT (help only with many flows)', '1')
-    .option('--batch <n>', 'messages per recvmmsg', '64')
+    .addOption(declared('receiver'))
+    .addOption(declared('sockets'))
+    .addOption(declared('batch', 'messages per recvmmsg'))
     .option(
       '--slot <size>',
       'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
     )
-    .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
+    .addOption(declared('coalesce'))
     .option(
       '--rcvbuf <size>',
       'receive buffer target as getsockopt reports it (default 8MiB; 256MiB with GRO)',
     )
-    .addOption(
-      new Option(
-        '--on-full <mode>',
-        'when the ring is full: wait (the kernel buffer absorbs the burst) or drop',
-      )
-        .choices(['drop', 'wait'])
-        .default('wait'),
-    )
-    .option('--gro [mode]', 'UDP_GRO: on, off or auto (default auto)')
+    .addOption(declared('onFull'))
+    .addOption(declared('gro'))
     .option('--duration <duration>', 'stop after this long')
     .option(
       '--idle <duration>',
@@ -94,13 +75,13 @@ export function registerSinkUdp(sink: Command): void {
         {
           listen,
           receiver: o.receiver,
-          sockets: parseCount(o.sockets, '--sockets', 0),
-          batch: parseCount(o.batch, '--batch', 0),
+          sockets: o.sockets,
+          batch: o.batch,
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
           coalesce: ms(o.coalesce, '--coalesce'),
           rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),
           onFull: o.onFull,
-          gro: o.receiver === 'dgram' ? false : offload(o.gro, '--gro'),
+          gro: o.receiver === 'dgram' ? false : offload(o.gro ?? OPTIONS.gro.default),
           duration,
           idle,
           warmUp: ms(o.warmUp, '--warm-up'),
@@ -168,12 +149,12 @@ export function registerBlastUdp(blast: Command): void {
     .description('send numbered, timestamped UDP datagrams at a rate (sendmmsg, or UDP_SEGMENT with --gso)')
     .requiredOption('--to <host:port>', 'where to send')
     .option('--rate <rate>', "datagrams/s (100k), payload bit rate (500mbit), or 'max'", 'max')
-    .option('--size <size>', 'payload bytes per datagram (24 or more to carry a sequence number)', '64')
+    .addOption(declared('blastSize'))
     .option('--duration <duration>', 'how long to send', '10s')
-    .option('--flows <n>', 'sockets with distinct source ports', '1')
-    .option('--batch <n>', 'messages per sendmmsg', '32')
+    .addOption(declared('flows'))
+    .addOption(declared('blastBatch'))
     .option('--sndbuf <size>', 'SO_SNDBUF to ask for (default: the kernel default)')
-    .option('--gso [mode]', 'UDP_SEGMENT: on, off or auto (default off)')
+    .addOption(declared('gso'))
     .option('--json', 'JSON lines on stdout: result')
     .action(async (o) => {
       const to = parseTo(o.to);
@@ -186,10 +167,10 @@ export function registerBlastUdp(blast: Command): void {
         to,
         size,
         rate: o.rate,
-        flows: parseCount(o.flows, '--flows', 0),
-        batch: parseCount(o.batch, '--batch', 0),
+        flows: o.flows,
+        batch: o.batch,
         sndbuf: o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, '--sndbuf'),
-        gso: o.gso === undefined ? false : offload(o.gso, '--gso'),
+        gso: offload(o.gso ?? OPTIONS.gso.default),
       });
       try {
         const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });

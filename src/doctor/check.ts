@@ -15,10 +15,10 @@ import {
   saveHistory,
 } from './history.js';
 import { readHostValues } from './host.js';
-import { diagnose, dropCounters, type Finding, type HostValues, type Targets } from './rules.js';
+import { type DoctorTargets, diagnose, dropCounters, type Finding, type HostValues } from './rules.js';
 
 export interface CheckHostOptions {
-  targets: Targets;
+  targets: DoctorTargets;
   /** The /proc tree to read (default $SOCKBUF_PROC_ROOT or /proc). */
   procRoot?: string;
   /** Measure the drop counters over this window instead of since the last run: ms, or '5s'. */

@@ -5,7 +5,7 @@
 
 import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/limits.js';
+import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
 import {
   durationMs,
@@ -17,9 +17,10 @@ import {
 } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
-import { exitCode, type Finding, PROBLEMS, sysctlConf, type Targets } from './rules.js';
+import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
 import { formatSocketFindings, type SocketFinding, socketFindings } from './sockets.js';
 
+/** What diagnose takes: the bandwidth and RTT to size the buffers for, and the host to read. */
 export interface DiagnoseOptions {
   /** The link rate one stream should reach: bits per second, or a rate such as '10gbit' (default). */
   bandwidth?: number | string;
@@ -40,8 +41,9 @@ export interface DiagnoseOptions {
   sockets?: boolean;
 }
 
+/** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
 export interface Diagnosis extends HostCheck {
-  targets: Targets;
+  targets: DoctorTargets;
   /** 1 when a finding is a problem (what `sockbuf doctor` exits with), else 0. */
   exitCode: 0 | 1;
   /** The table and explanations `sockbuf doctor` prints. */
@@ -59,9 +61,11 @@ export const MAX_BANDWIDTH_BITS = 10e12;
 export const MAX_RTT_SECONDS = 60;
 
 /** The targets from the options, each checked (UsageError naming the option and the value). */
-export function doctorTargets(o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {}): Targets {
+export function doctorTargets(
+  o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {},
+): DoctorTargets {
   const bandwidth = o.bandwidth ?? '10gbit';
-  const t: Targets = {
+  const t: DoctorTargets = {
     bitsPerSecond: typeof bandwidth === 'number' ? bandwidth : parseBitRate(bandwidth, 'bandwidth'),
     rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
     udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
@@ -125,7 +129,7 @@ function shown(f: Finding): [string, string] {
 }
 
 /** The findings as `sockbuf doctor` prints them: a table, then what each problem means and its fix. */
-export function formatFindings(findings: Finding[], t: Targets, readOnly: boolean): string {
+export function formatFindings(findings: Finding[], t: DoctorTargets, readOnly: boolean): string {
   const rows = findings.map((f) => [f.name, ...shown(f), f.status]);
   const out = [
     `sockbuf doctor: ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +

@@ -36,7 +36,8 @@ export function dropCounters(h: Pick<HostValues, 'udp' | 'softnetDrops'>): Recor
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, number>;
 }
 
-export interface Targets {
+/** The buffer sizes the doctor checks against, from bandwidth × RTT. */
+export interface DoctorTargets {
   bitsPerSecond: number;
   rttSeconds: number;
   /** The UDP receive buffer wanted, as getsockopt reports it. */
@@ -48,9 +49,10 @@ export type SysctlName = (typeof SYSCTLS)[number];
 
 /** ok: holds. low/off: a sysctl below target or a feature switched off. drops: a counter above 0.
  * info: said for context, not a problem. missing: not on this kernel (or this fake /proc). */
-export type Status = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing';
-export const PROBLEMS: readonly Status[] = ['low', 'off', 'drops'];
+export type FindingStatus = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing';
+export const PROBLEMS: readonly FindingStatus[] = ['low', 'off', 'drops'];
 
+/** One check of the host: the setting, its value, the status and the value recommended. */
 export interface Finding {
   /** The sysctl, counter ('Udp.RcvbufErrors', 'softnet.dropped') or feature ('UDP_SEGMENT'). */
   name: string;
@@ -59,7 +61,7 @@ export interface Finding {
   value: number | string | boolean | null;
   /** The least value that holds the targets (same form as value), or null when there is none. */
   target: number | string | boolean | null;
-  status: Status;
+  status: FindingStatus;
   /** What the value limits, in numbers. */
   explanation: string;
   /** For a sysctl below target: the value to set (same form as value). */
@@ -102,7 +104,7 @@ const min = (v: number, target: number, ok: string, low: string) =>
       };
 
 /** All findings for a host against targets. Pure. */
-export function diagnose(h: HostValues, t: Targets): Finding[] {
+export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
   const out: Finding[] = [];
   const R = t.rttSeconds;
   const W = windowFor(t.bitsPerSecond, R);
@@ -310,7 +312,12 @@ export function exitCode(findings: Finding[]): 0 | 1 {
 }
 
 /** An /etc/sysctl.d file that sets every recommended value. Pure. */
-export function sysctlConf(findings: Finding[], t: Targets, readOnly: boolean, generated: string): string {
+export function sysctlConf(
+  findings: Finding[],
+  t: DoctorTargets,
+  readOnly: boolean,
+  generated: string,
+): string {
   const lines = [
     '# /etc/sysctl.d/60-sockbuf.conf',
     `# ${generated}: for ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +

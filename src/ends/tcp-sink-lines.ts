@@ -3,6 +3,7 @@
 // sockbuf's JSON (docs/results-schema.json): keep them.
 import type { TcpConnection } from '../tcp/connection.js';
 import type { FrameDecoder } from '../tcp/frame.js';
+import type { ConnectionEvent, ConnectionIntervalEvent, EndEventFields } from './end-events.js';
 import type { Hello, HelloDetector } from './hello.js';
 import type { PatternVerifier } from './pattern.js';
 
@@ -34,7 +35,11 @@ export interface Conn {
  * The interval line of a connection that moved (read or wrote) since the previous interval `dt`
  * seconds ago, or undefined when it was idle. Moves the connection's marks to now.
  */
-export function intervalLine(c: Conn, now: number, dt: number): Record<string, unknown> | undefined {
+export function intervalLine(
+  c: Conn,
+  now: number,
+  dt: number,
+): EndEventFields<ConnectionIntervalEvent> | undefined {
   const r = c.conn.reader;
   const bytes = r.bytes - c.lastBytes;
   const reads = r.reads - c.lastReads;
@@ -64,7 +69,7 @@ export function connectionLine(
   c: Conn,
   seconds: number,
   echo: boolean,
-): { line: Record<string, unknown> & { bytes: number }; error?: string } {
+): { line: EndEventFields<ConnectionEvent>; error?: string } {
   const st = c.conn.stats();
   const r = st.reader;
   let error = c.conn.error?.message;

@@ -11,13 +11,15 @@ import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
 import { formatReader, type ReaderSpec } from '../tcp/reader.js';
+import type { Emit, TcpSinkResult } from './end-events.js';
 import { type FarEndLimits, farEndFromEnv } from './far-end-limits.js';
 import { type Hello, HelloDetector, secretMatches } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
 import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';
-import { type Emit, pump } from './tcp-source.js';
+import { pump } from './tcp-source.js';
 
-export interface SinkOptions {
+/** What startTcpSink takes: where it listens, its reader and buffers, and what it does with the bytes. */
+export interface TcpSinkOptions {
   host: string;
   port: number;
   reader: ReaderSpec;
@@ -39,14 +41,15 @@ export interface SinkOptions {
   farEnd?: FarEndLimits | 'env';
 }
 
-type StartedOptions = Omit<SinkOptions, 'farEnd'> & { farEnd?: FarEndLimits };
+type StartedOptions = Omit<TcpSinkOptions, 'farEnd'> & { farEnd?: FarEndLimits };
 
 /** A far end waits this long for a connection's hello before closing it. */
 const HELLO_SECONDS = 10;
 
-export class Sink {
-  readonly done: Promise<Record<string, unknown>>;
-  private finish!: (r: Record<string, unknown>) => void;
+/** A TCP receiving end (`sockbuf sink tcp`): counts, verifies or echoes what each connection sends. */
+export class TcpSink {
+  readonly done: Promise<TcpSinkResult>;
+  private finish!: (r: TcpSinkResult) => void;
   private readonly conns = new Set<Conn>();
   private nextId = 1;
   private firstTest: string | undefined;
@@ -97,11 +100,11 @@ export class Sink {
     }
   }
 
-  static async start(given: SinkOptions, emit: Emit): Promise<Sink> {
+  static async start(given: TcpSinkOptions, emit: Emit): Promise<TcpSink> {
     const opts = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
     // an echoing sink answers frames instead of checking them
     if (opts.echo && opts.verify) throw UsageError.conflict('echo', 'verify');
-    let sink: Sink | undefined;
+    let sink: TcpSink | undefined;
     const server = await listen(
       {
         host: opts.host,
@@ -113,7 +116,7 @@ export class Sink {
       },
       (conn) => sink?.accept(conn),
     );
-    sink = new Sink(server, opts, emit);
+    sink = new TcpSink(server, opts, emit);
     return sink;
   }
 
@@ -367,7 +370,7 @@ export class Sink {
    * `SIGINT`, `SIGTERM` …) they are closed at once instead: each is reported with what it had and
    * `interrupted`, and so is the result.
    */
-  async stop(now?: string): Promise<Record<string, unknown>> {
+  async stop(now?: string): Promise<TcpSinkResult> {
     if (now !== undefined && this.interrupted === undefined) {
       this.interrupted = now;
       for (const c of this.conns) {
@@ -411,6 +414,6 @@ export class Sink {
 }
 
 /** Starts a TCP sink (`sockbuf sink tcp`): listening once this resolves; `emit` gets its JSON lines. */
-export function startTcpSink(opts: SinkOptions, emit: Emit): Promise<Sink> {
-  return Sink.start(opts, emit);
+export function startTcpSink(opts: TcpSinkOptions, emit: Emit): Promise<TcpSink> {
+  return TcpSink.start(opts, emit);
 }

@@ -1,16 +1,18 @@
 // The sending side of a TCP test: writes blast's verifiable framed stream (src/ends/pattern.ts) as
 // fast as the socket takes it, for a number of bytes or for a time, ending on a frame boundary.
-// `runBlast` is `sockbuf blast tcp`: N streams, each starting with a hello and ending with a trailer
+// `runTcpBlast` is `sockbuf blast tcp`: N streams, each starting with a hello and ending with a trailer
 // (the wire format: hello.ts), optionally reversed (then what arrives is verified); or, with `raw`,
 // plain zeros for any receiver.
+
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
+import type { Emit, TcpBlastResult } from './end-events.js';
 import { encodeHello, FRAME_INDEX_BYTES } from './hello.js';
 import { limitedShare, streamSummary } from './iperf3/summary.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
@@ -107,7 +109,8 @@ export function pump(
   });
 }
 
-export interface BlastOptions {
+/** What runTcpBlast takes: the sink, the amount or duration, the message size, streams and direction. */
+export interface TcpBlastOptions {
   host: string;
   port: number;
   /** Total stream bytes over all streams; or `seconds`. Neither: 10 s. */
@@ -143,8 +146,6 @@ export interface BlastOptions {
  */
 export const GRACE_SECONDS = 2;
 
-export type Emit = (event: string, fields: Record<string, unknown>) => void;
-
 interface Stream {
   index: number;
   conn: TcpConnection;
@@ -159,10 +160,9 @@ function streamBytes(s: Stream, reverse: boolean): number {
   return reverse ? s.conn.reader.bytes : s.bytes;
 }
 
-/** `sockbuf blast tcp`: resolves with the result fields once every stream has ended. */
 /** What every stream of a test connects with. */
 export type StreamTarget = Pick<
-  BlastOptions,
+  TcpBlastOptions,
   'host' | 'port' | 'sndbuf' | 'writableHighWaterMark' | 'reader' | 'parallel' | 'reverse'
 >;
 
@@ -201,7 +201,8 @@ export async function openStreams(
   return conns;
 }
 
-export async function runBlast(opts: BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+/** `sockbuf blast tcp`: resolves with the result once every stream has ended; `emit` gets the intervals. */
+export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<TcpBlastResult> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
     throw UsageError.invalid(
       'size',

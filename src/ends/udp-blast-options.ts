@@ -5,6 +5,7 @@ import type { HostPort } from '../policy/address.js';
 import { parseBitRate, parsePacketRate } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 
+/** What createUdpBlast takes: the destination, the datagram size, the rate, the flows and the batch. */
 export interface UdpBlastOptions {
   to: string | HostPort;
   /** Payload bytes per datagram (default 64). Below 24 bytes datagrams carry no sequence number. */
@@ -21,6 +22,7 @@ export interface UdpBlastOptions {
   gso?: OffloadOption;
 }
 
+/** What a UDP blast run resolves with: what was sent, refused and how fast. */
 export interface UdpBlastResult {
   sent: number;
   bytes: number;

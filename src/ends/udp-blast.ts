@@ -10,11 +10,12 @@ import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promi
 import { UsageError } from '../errors.js';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
 import { gsoAvailable } from '../udp/offload.js';
-import { createUdpSender, MAX_DATAGRAM, UdpSendError, type UdpSender } from '../udp/sender.js';
+import { MAX_DATAGRAM, UdpSendError, UdpSender } from '../udp/sender.js';
 import {
   paceKept,
   paceWarning,
@@ -40,6 +41,7 @@ interface Flow {
   seq: number;
 }
 
+/** A UDP sending end (`sockbuf blast udp`): numbered datagrams at a rate, over one or more flows. */
 export class UdpBlast {
   readonly to: HostPort;
   readonly size: number;
@@ -64,14 +66,12 @@ export class UdpBlast {
 
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
-    this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
-    if (this.size > MAX_DATAGRAM)
+    this.size = parseSize(o.size ?? OPTIONS.blastSize.default, 'size');
+    if (this.size < OPTIONS.blastSize.min || this.size > MAX_DATAGRAM)
       throw UsageError.invalid('size', this.size, `1 B to ${MAX_DATAGRAM} B, the largest UDP datagram`);
     this.rate = parseSendRate(o.rate ?? 'max', this.size);
-    const flows = o.flows ?? 1;
-    if (!Number.isInteger(flows) || flows < 1 || flows > 1024)
-      throw UsageError.invalid('flows', flows, 'a whole number from 1 to 1024');
-    const batch = o.batch ?? 32;
+    const flows = checkWhole('flows', o.flows ?? OPTIONS.flows.default);
+    const batch = checkWhole('blastBatch', o.batch ?? OPTIONS.blastBatch.default, 'batch');
     this.gso = gsoAvailable(o.gso ?? false);
     const gsoFits = this.size >= HEADER_BYTES && Math.floor(MAX_DATAGRAM / this.size) >= 2;
     // GSO asked for by name, for a size it cannot send: refused, never sent without GSO in silence
@@ -107,7 +107,7 @@ export class UdpBlast {
     const base = randomInt(1 << 22) << 8;
     try {
       for (let i = 0; i < flows; i++) {
-        const sender = createUdpSender({ to: { host, port: this.to.port }, batch, sndbuf, gso: this.gso });
+        const sender = new UdpSender({ to: { host, port: this.to.port }, batch, sndbuf, gso: this.gso });
         sender.onWarning = (m) => this.onWarning(m);
         this.flows.push({ sender, id: (base + i) >>> 0, seq: 0 });
       }

@@ -2,6 +2,7 @@
 // accounting of every datagram sent. Pure.
 import type { SequenceReport } from './udp-tracker.js';
 
+/** What runUdpSink resolves with: received, lost, reordered and the kernel's and userspace drops. */
 export interface UdpSinkResult {
   receiver: 'batch' | 'dgram';
   /** Data datagrams received (trailers not counted). */

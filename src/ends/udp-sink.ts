@@ -3,7 +3,7 @@
 // or an abort). Loss comes from the sequence numbers; with GRO the kernel's drop counter counts
 // coalesced messages, not datagrams, and the result says so.
 
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/dgram-receiver.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
@@ -14,6 +14,7 @@ import { WARM_UP_SECONDS, warmUp } from './udp-warm-up.js';
 
 export type { UdpSinkResult } from './udp-sink-result.js';
 
+/** What runUdpSink takes: where it listens, the receiver (batch or node:dgram) and when to stop. */
 export interface UdpSinkOptions extends UdpReceiverOptions {
   receiver?: 'batch' | 'dgram';
   // Durations: milliseconds, or a string with its unit ('1.5s').
@@ -255,14 +256,14 @@ export async function runUdpSink(given: UdpSinkOptions, hooks: UdpSinkHooks = {}
     if (o[name] !== undefined) durationMs(o[name], name);
   // the batch receiver checks these itself; node:dgram ignores them, yet they must still make sense
   if (o.receiver === 'dgram') {
-    checkWhole('sockets', o.sockets ?? 1);
-    checkWhole('batch', o.batch ?? 64);
+    checkWhole('sockets', o.sockets ?? OPTIONS.sockets.default);
+    checkWhole('batch', o.batch ?? OPTIONS.batch.default);
   }
   const real = new SequenceTracker();
   // the warm-up's datagrams go to a tracker that is thrown away
   const tally = new Tally(warmUpMs === 0 ? real : new SequenceTracker());
   const peer = o.farEnd?.peer;
-  const kind = o.receiver ?? 'batch';
+  const kind = o.receiver ?? OPTIONS.receiver.default;
   const rx = await openReceiver(o, kind, peer, tally);
   const { ready } = rx;
   if (tally.tracker !== real) {
@@ -323,7 +324,7 @@ export async function runUdpSink(given: UdpSinkOptions, hooks: UdpSinkHooks = {}
     rcvbuf: s.rcvbuf,
     hostRcvbufErrors: s.hostRcvbufErrors,
     gro: ready.gro,
-    sockets: kind === 'dgram' ? 1 : (o.sockets ?? 1),
+    sockets: kind === 'dgram' ? 1 : (o.sockets ?? OPTIONS.sockets.default),
     ...(peer !== undefined ? { foreign } : {}),
     ...(stopped ? { stopped } : {}),
   };

@@ -7,6 +7,7 @@
 // tailLost = sent − (highest + 1): how many of the last datagrams sent never came (seed 004).
 // jitter is RFC 3550's: J += (|D| − J) / 16 over the transit-time differences of consecutive arrivals.
 
+import { OPTIONS } from '../policy/option-registry.js';
 import { DATA_MAGIC, type DatagramHeader, readHeader } from './udp-header.js';
 
 const WINDOW = 1 << 16;
@@ -15,7 +16,7 @@ const WORDS = WINDOW >>> 5;
  * Flows tracked at most (what blast sends at most): each holds an 8 KiB bitmap, so datagrams naming
  * ever new flows must not grow the tracker past 8 MiB. Datagrams of flows past this are unsequenced.
  */
-export const MAX_FLOWS = 1024;
+export const MAX_FLOWS = OPTIONS.flows.max;
 /**
  * The highest sequence number (and count sent) counted: 2^40, 30 hours at 10 M datagrams/s, so that
  * sums over MAX_FLOWS flows stay exact doubles.

@@ -2,6 +2,7 @@
 // serialised at the rate cap, and maybe lost) and written to the other tun device. GSO super-packets
 // pass through with their virtio_net_hdr untouched, so the kernels at both ends see 64 KiB TSO/GRO
 // packets whatever the MTU. The packet moving runs in worker threads (one per direction by default).
+import { OPTIONS } from '../policy/option-registry.js';
 import type { TunDevice } from '../sys/tun.js';
 import { spawnWorker } from '../sys/worker.js';
 import { type DirectionSpec, STAT } from './delayline-worker.js';
@@ -67,7 +68,7 @@ export async function startDelayLine(
   const fwd = mk(client.fd, server.fd);
   const rev = mk(server.fd, client.fd);
   const stop = new SharedArrayBuffer(4);
-  const threads = opts.threads ?? 2;
+  const threads = opts.threads ?? OPTIONS.threads.default;
   const groups = threads === 1 ? [[fwd, rev]] : [[fwd], [rev]];
   const workers = groups.map((dirs) =>
     spawnWorker(new URL('./delayline-worker', import.meta.url), { workerData: { dirs, stop } }),

@@ -10,12 +10,14 @@
 
 import { EnvironmentError, UsageError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { Child, clearParentDeathSignal, runInherit, type SpawnSpec, sockbufCommand } from '../sys/process.js';
 import { assertRoot, cleanStale, Lab, type LabOptions } from './lab.js';
 import type { LabMeasurement } from './measure.js';
 import { netnsCommand } from './netns.js';
 import { type HostName, heldLabs, LAB_ENV, type LabInfo, listLabs, MAX_STATE_BYTES } from './registry.js';
 
+/** A lab held up for later commands (`sockbuf lab up`): its name, its hosts and their addresses. */
 export interface LabUp {
   info: LabInfo;
   measured?: LabMeasurement;
@@ -61,7 +63,7 @@ export function holdArgs(opts: LabOptions, measure = true): string[] {
     '--loss',
     `${(opts.loss ?? 0) * 100}%`,
     '--mtu',
-    `${opts.mtu ?? 1500}`,
+    `${opts.mtu ?? OPTIONS.mtu.default}`,
   ];
   if (opts.congestion) args.push('--congestion', opts.congestion);
   if (opts.bitsPerSecond) args.push('--bandwidth', String(opts.bitsPerSecond));

@@ -27,6 +27,7 @@ import { HOST_CONGESTION, type LabOptions } from './spec.js';
 export type { LabOptions };
 
 import { EnvironmentError } from '../errors.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { restoreStaleSysctls } from './sysctls.js';
 
 export const ADDRESSES: Record<HostName, { ipv4: string; ipv6: string }> = {
@@ -75,6 +76,7 @@ function installHandlers(): void {
   });
 }
 
+/** Two network namespaces joined by a link with a round-trip time, a rate and a loss, for one run. */
 export class Lab {
   readonly info: LabInfo;
   private readonly tuns: TunDevice[];
@@ -93,7 +95,7 @@ export class Lab {
     cleanStale();
     installHandlers();
     const pid = process.pid;
-    const mtu = opts.mtu ?? 1500;
+    const mtu = opts.mtu ?? OPTIONS.mtu.default;
     const congestion = opts.congestion ?? 'cubic';
     const hosts: Record<HostName, LabHost> = {
       client: { netns: `${LAB_PREFIX}${pid}-c`, dev: `${LAB_PREFIX}${pid}-c`, ...ADDRESSES.client },

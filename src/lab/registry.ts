@@ -15,6 +15,7 @@ export const NETNS_DIR = '/run/netns';
 /** A lab's state file, its description in SOCKBUF_LAB and a probe's output are small: 1 MiB at most. */
 export const MAX_STATE_BYTES = 1 << 20;
 
+/** The two ends of a lab: the server namespace and the client namespace. */
 export type HostName = 'client' | 'server';
 
 export interface LabHost {
@@ -45,6 +46,7 @@ export function stateFile(pid: number): string {
   return join(STATE_DIR, `lab-${pid}.json`);
 }
 
+/** The labs held up on this host (`sockbuf lab ls`). */
 export interface LabListing {
   id: string;
   pid: number;

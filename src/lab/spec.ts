@@ -2,8 +2,10 @@
 // is set up. Pure.
 
 import { UsageError } from '../errors.js';
-import { parseBitRate, parseCount, parseDuration, parsePercent } from '../policy/units.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { parseBitRate, parseDuration, parsePercent } from '../policy/units.js';
 
+/** What a lab takes: the round-trip time, the bandwidth, the loss and the queue. */
 export interface LabOptions {
   rttMs: number;
   /** Rate cap in bit/s each way; 0 or undefined = none. */
@@ -38,7 +40,7 @@ export interface LabSpecInput {
  * its pacing timer rather than on the window; the kernel counts that time as busy, not rwnd-limited,
  * so seed 000's 98–100 % rwnd-limited would read ~45–50 %.
  */
-export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: '1500', congestion: 'cubic' };
+export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: String(OPTIONS.mtu.default), congestion: 'cubic' };
 
 /** `--congestion host`: keep the kernel's default congestion control in the lab's hosts. */
 export const HOST_CONGESTION = 'host';
@@ -50,14 +52,14 @@ export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
   const opts: LabOptions = {
     rttMs: rttS * 1000,
     loss: parsePercent(input.loss ?? LAB_DEFAULTS.loss, `${prefix}loss`),
-    mtu: parseCount(input.mtu ?? LAB_DEFAULTS.mtu, `${prefix}mtu`, 576, 65535),
+    mtu: checkWhole('mtu', input.mtu ?? LAB_DEFAULTS.mtu, `${prefix}mtu`),
     congestion: parseCongestion(input.congestion ?? LAB_DEFAULTS.congestion, `${prefix}congestion`),
   };
   if (input.bandwidth !== undefined) {
     opts.bitsPerSecond = parseBitRate(input.bandwidth, `${prefix}bandwidth`);
   }
   if (input.threads !== undefined)
-    opts.threads = parseCount(input.threads, `${prefix}threads`, 1, 2) as 1 | 2;
+    opts.threads = checkWhole('threads', input.threads, `${prefix}threads`) as 1 | 2;
   return opts;
 }
 

@@ -71,7 +71,7 @@ export function restoreStaleSysctls(): string[] {
   return done;
 }
 
-/** The changes pending for `pid` (its saved originals), if any. */
+/** The changes pending for `pid` (its saved originals), if any. @internal (exported for its test) */
 export function pendingSysctls(pid = process.pid): SysctlState | undefined {
   const file = stateFile(pid);
   return existsSync(file) ? readState(file) : undefined;

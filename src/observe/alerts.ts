@@ -1,19 +1,41 @@
 // Prometheus alerting rules over the exporter's series (exporter.ts, host-metrics.ts): which socket is
 // limited by a pinned buffer or drops, and which host counters rise, each with what to do in the
 // words the doctor and inspect use (src/policy/advice.ts). Pure: `alertRules()` builds the rules,
-// `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/sockbuf-rules.yml holds.
+// `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/deploy/sockbuf-rules.yml holds.
 import { ADVICE, type Advice } from '../policy/advice.js';
 import { LIMITED_PCT } from './analyze.js';
+import { guardRules } from './guard-alerts.js';
 import { KNOWN_PROGRAMS } from './programs.js';
 
+/** One Prometheus alerting rule of sockbuf's exporter. */
 export interface AlertRule {
   alert: string;
   expr: string;
   for: string;
-  labels: { severity: 'warning' | 'info' };
-  annotations: { summary: string; description: string };
+  /** severity, and for an alert that several rules share, what tells them apart */
+  labels: { severity: 'warning' | 'info'; series?: string };
+  /** runbook_url: the alert's section of docs/runbooks.md (RUNBOOKS), added by alertRules() */
+  annotations: { summary: string; description: string; runbook_url?: string };
 }
 
+/**
+ * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
+ * lower case. Where the docs are served from elsewhere, replace this prefix in the rules file.
+ */
+export const RUNBOOKS = 'https://sockbuf.dev/docs/runbooks.md';
+
+/** Every rule, the guards (guard-alerts.ts) included, each with its runbook_url. Pure. */
+export function alertRules(): RuleGroup[] {
+  return [...sockbufRules(), guardRules()].map((g) => ({
+    ...g,
+    rules: g.rules.map((r) => ({
+      ...r,
+      annotations: { ...r.annotations, runbook_url: `${RUNBOOKS}#${r.alert.toLowerCase()}` },
+    })),
+  }));
+}
+
+/** A group of Prometheus rules, as a rules file holds it. */
 export interface RuleGroup {
   name: string;
   rules: AlertRule[];
@@ -93,7 +115,7 @@ const rule = (
 ): AlertRule => ({ alert, expr, for: duration, labels: { severity }, annotations: { summary, description } });
 
 /** The rules, in two groups: per socket (named by address, port and process) and per host. */
-export function alertRules(): RuleGroup[] {
+function sockbufRules(): RuleGroup[] {
   const limited = (ratio: string, kind: string) =>
     `sockbuf_socket_${ratio}_limited_ratio > ${SHARE}\n` +
     `  and ${SERIES} sockbuf_socket_busy_ratio > ${BUSY}\n` +
@@ -256,10 +278,9 @@ export function rulesYaml(groups: RuleGroup[] = alertRules()): string {
         `        expr: ${scalar(r.expr, '          ')}`,
         `        for: ${JSON.stringify(r.for)}`,
         '        labels:',
-        `          severity: ${JSON.stringify(r.labels.severity)}`,
+        ...Object.entries(r.labels).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
         '        annotations:',
-        `          summary: ${scalar(r.annotations.summary, '            ')}`,
-        `          description: ${scalar(r.annotations.description, '            ')}`,
+        ...Object.entries(r.annotations).map(([k, v]) => `          ${k}: ${scalar(v, '            ')}`),
       );
     }
   }

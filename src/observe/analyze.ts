@@ -68,6 +68,7 @@ export const FLAG_KINDS: readonly FlagKind[] = [
   'udp-drops',
 ];
 
+/** Something inspect found wrong with a socket: what, and how bad. */
 export interface Flag {
   kind: FlagKind;
   reason: string;

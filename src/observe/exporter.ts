@@ -1,23 +1,19 @@
-// The Prometheus exporter: host counters under node_exporter's names (src/observe/host-metrics.ts),
-// per-socket metrics from the sock_diag view with bounded cardinality, and an HTTP server for
-// /metrics. prom-client renders the text format.
-import http from 'node:http';
-import { Counter, Gauge, Registry } from 'prom-client';
-import { EnvironmentError } from '../errors.js';
-import { formatHostPort } from '../policy/address.js';
-import { resolveFirst } from '../policy/resolve.js';
+// The exporter's per-socket metrics from the sock_diag view, with bounded cardinality; the HTTP server
+// that serves them with the host counters is exporter-server.ts. prom-client renders the text format.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { TCP_STATES } from '../sys/constants.js';
-import { assertLinux } from '../sys/sys-error.js';
 import { analyze, FLAG_KINDS, FlagMemory, type InspectedSocket, type Snapshot } from './analyze.js';
-import { registerHostMetrics } from './host-metrics.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
-import { registerMetrics } from './metrics.js';
 import { type SocketOwner, socketOwners } from './owners.js';
+import { Collectors } from './self-metrics.js';
 import { ALL_STATES } from './sockdiag.js';
 
 export interface SocketMetricsOptions {
   /** At most this many sockets get per-socket series: flagged ones first, then the most limited. */
   top?: number;
+  /** Where the sock_diag sample ('sockets') and the owner scan ('owners') report their runs. */
+  collectors?: Collectors;
 }
 
 const LABELS = ['protocol', 'role', 'address', 'port', 'pid'] as const;
@@ -114,7 +110,8 @@ const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
  * sockbuf_autotuning_max_bytes{buffer}.
  */
 export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOptions = {}): void {
-  const top = opts.top ?? 20;
+  const top = checkWhole('top', opts.top ?? OPTIONS.top.default);
+  const collectors = opts.collectors ?? new Collectors();
   const host = readHostLimits();
   let prev: Snapshot | undefined;
   let sample: { at: number; rows: InspectedSocket[]; series: Group[] } | undefined;
@@ -129,12 +126,16 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   // one sock_diag sample serves every collect() of a scrape (and scrapes within 250 ms of it)
   const current = () => {
     if (!sample || performance.now() - sample.at > 250) {
-      const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
-      const all = analyze(cur, host, prev);
+      const all = collectors.run('sockets', () => {
+        const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
+        const rows = analyze(cur, host, prev);
+        prev = cur;
+        return rows;
+      }, []);
       memory.apply(all);
       const chosen = chooseSockets(all, top);
       if (chosen.some(unknown)) {
-        owners = socketOwners();
+        owners = collectors.run('owners', () => socketOwners(), owners);
         notFound = new Set(chosen.filter((r) => r.inode > 0 && !owners.has(r.inode)).map((r) => r.inode));
       }
       sample = {
@@ -142,7 +143,6 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
         rows: all,
         series: groupSeries(all, top, (r) => owners.get(r.inode)?.pid),
       };
-      prev = cur;
     }
     return sample;
   };
@@ -303,91 +303,4 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       }
     },
   });
-}
-
-export interface ExporterOptions extends SocketMetricsOptions {
-  host?: string;
-  port?: number;
-  /**
-   * node_exporter's host series (node_netstat_*, node_softnet_*, node_sockstat_*); default true. Off
-   * where node_exporter already runs: the same series from two jobs double-count in sum(rate(...)).
-   */
-  hostCounters?: boolean;
-  /** Also export sockbuf's own sockets of this process (registerMetrics). */
-  own?: boolean;
-  /**
-   * What answers /probe: probeHandler(…) (serve/probe-http.ts: tests against iperf3 and sockbuf serve on
-   * Prometheus's schedule). Without it /probe is off (404).
-   */
-  probe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
-}
-
-export interface Exporter {
-  /** http://host:port/metrics */
-  url: string;
-  registry: Registry;
-  close(): Promise<void>;
-}
-
-/** Serves /metrics on host:port (127.0.0.1:9477 by default). Port in use: EnvironmentError; off Linux: LinuxOnlyError (both exit 3). */
-export async function startExporter(opts: ExporterOptions = {}): Promise<Exporter> {
-  // every series comes from /proc and sock_diag: elsewhere it would serve only errors (exit 3)
-  assertLinux('sockbuf exporter');
-  const registry = new Registry();
-  if (opts.hostCounters !== false) registerHostMetrics(registry);
-  registerSocketMetrics(registry, opts);
-  if (opts.own) registerMetrics(registry);
-  const server = http.createServer(async (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end();
-    } else if (path === '/metrics') {
-      try {
-        const body = await registry.metrics();
-        res
-          .writeHead(200, { 'content-type': registry.contentType })
-          .end(req.method === 'HEAD' ? undefined : body);
-      } catch (err) {
-        res
-          .writeHead(500, { 'content-type': 'text/plain' })
-          .end(`${err instanceof Error ? err.message : err}\n`);
-      }
-    } else if (path === '/probe') {
-      if (opts.probe) opts.probe(req, res);
-      else
-        res
-          .writeHead(404, { 'content-type': 'text/plain' })
-          .end('/probe is off: start the exporter with --probe-allow LIST (the targets it may test)\n');
-    } else if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/metrics">sockbuf metrics</a>\n');
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  const host = await resolveFirst(opts.host ?? '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const where = formatHostPort({ host, port: opts.port ?? 9477 });
-      const cause = { cause: err };
-      if (err.code === 'EADDRINUSE')
-        reject(new EnvironmentError(`exporter: ${where} is already in use`, cause));
-      else if (err.code === 'EADDRNOTAVAIL')
-        reject(new EnvironmentError(`exporter: ${where}: no such local address`, cause));
-      else if (err.code === 'EACCES')
-        reject(new EnvironmentError(`exporter: ${where}: permission denied`, cause));
-      else reject(err);
-    });
-    server.listen(opts.port ?? 9477, host, () => resolve());
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? 9477);
-  return {
-    url: `http://${formatHostPort({ host, port })}/metrics`,
-    registry,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

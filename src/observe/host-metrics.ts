@@ -8,6 +8,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { pageSize } from '../sys/libc.js';
 import { readSnmp, readSockstat, readSoftnet } from './proc.js';
+import { Collectors } from './self-metrics.js';
 
 /** node_exporter's default --collector.netstat.fields, matched against `<Proto>_<Field>`. */
 export const NODE_EXPORTER_NETSTAT_FIELDS =
@@ -31,18 +32,29 @@ export function netstatFields(present: Record<string, Record<string, number>>): 
 /** sockstat lines exported (node_exporter exports every line; sockbuf the TCP and UDP ones). */
 const SOCKSTAT_PROTOCOLS = ['TCP', 'UDP', 'TCP6', 'UDP6'];
 
-/** One read of /proc per scrape, however many series ask (reads within 250 ms share one). */
-function cached<T>(read: () => T): () => T {
+/**
+ * One read of /proc per scrape, however many series ask (reads within 250 ms share one), run as the
+ * collector `name`: a read that fails gives `fallback` (no series) and the collector's success 0.
+ */
+function cached<T>(collectors: Collectors, name: string, read: () => T, fallback: T): () => T {
   let c: { at: number; v: T } | undefined;
   return () => {
-    if (!c || performance.now() - c.at > 250) c = { at: performance.now(), v: read() };
+    if (!c || performance.now() - c.at > 250)
+      c = { at: performance.now(), v: collectors.run(name, read, fallback) };
     return c.v;
   };
 }
 
-/** Adds the node_netstat_*, node_softnet_* and node_sockstat_* series present on this kernel. */
-export function registerHostMetrics(registry: Registry, procRoot?: string): void {
-  const snmp = cached(() => readSnmp(procRoot));
+/**
+ * Adds the node_netstat_*, node_softnet_* and node_sockstat_* series present on this kernel; each of
+ * the three files is a collector (netstat, softnet, sockstat) of `collectors`.
+ */
+export function registerHostMetrics(
+  registry: Registry,
+  procRoot?: string,
+  collectors = new Collectors(),
+): void {
+  const snmp = cached(collectors, 'netstat', () => readSnmp(procRoot), {});
   for (const name of netstatFields(snmp())) {
     const [proto, field] = [name.slice(0, name.indexOf('_')), name.slice(name.indexOf('_') + 1)];
     new Gauge({
@@ -56,7 +68,7 @@ export function registerHostMetrics(registry: Registry, procRoot?: string): void
     });
   }
 
-  const softnet = cached(() => readSoftnet(procRoot));
+  const softnet = cached(collectors, 'softnet', () => readSoftnet(procRoot), []);
   if (softnet().length) {
     const perCpu = (name: string, help: string, f: (r: ReturnType<typeof softnet>[number]) => number) =>
       new Counter({
@@ -78,7 +90,7 @@ export function registerHostMetrics(registry: Registry, procRoot?: string): void
     );
   }
 
-  const sockstat = cached(() => readSockstat(procRoot));
+  const sockstat = cached(collectors, 'sockstat', () => readSockstat(procRoot), {});
   const gauge = (name: string, help: string, read: () => number | undefined) =>
     new Gauge({
       name,

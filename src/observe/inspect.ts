@@ -72,6 +72,7 @@ export function readHostLimits(): HostLimits {
   };
 }
 
+/** What inspectSockets takes: which sockets (ports, states, processes) and how many. */
 export interface InspectOptions extends DumpOptions, SocketFilter {}
 
 /** The states `state` may name: ss's TCP state names, and `unconnected` for UDP. */
@@ -89,6 +90,7 @@ function refused(err: unknown): unknown {
     : err;
 }
 
+/** One look at the host's sockets: each socket with its buffers, tcp_info and flags. */
 export interface InspectSample {
   /** Wall-clock time of the sample (ISO 8601). */
   time: string;

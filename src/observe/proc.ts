@@ -6,8 +6,7 @@ import { availableParallelism, release } from 'node:os';
 import { join } from 'node:path';
 import { BUFFER_SYSCTLS, procRoot, readSysctlText } from '../sys/sysctl.js';
 
-export { parseProcStat, processRunning, runningInGroup } from '../sys/process.js';
-export { BUFFER_SYSCTLS, procRoot, readSysctl, readSysctlText } from '../sys/sysctl.js';
+export { procRoot, readSysctl } from '../sys/sysctl.js';
 
 /** Every BUFFER_SYSCTLS value as text, for results documents. */
 export function readBufferSysctls(root?: string): Record<string, string> {

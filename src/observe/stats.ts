@@ -7,6 +7,7 @@ import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from '../sys/constants.js';
 import { fdOf, getIntOption } from '../sys/socket.js';
 import { getTcpInfo, type TcpInfo } from '../sys/tcpinfo.js';
 
+/** A socket's statistics: tcp_info with the units in the names, and the buffers as the kernel reports them. */
 export interface SocketStats {
   /** 'established', 'listen' … as ss names them. */
   state: string;

@@ -2,6 +2,7 @@
 // name is kept as written and resolved when the socket is made (src/policy/resolve.ts).
 import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
+import { OPTIONS, wholeNumber } from './option-registry.js';
 
 export interface HostPort {
   host: string;
@@ -12,9 +13,11 @@ function bad(option: string, value: string, expected: string): never {
   throw UsageError.invalid(option, value, expected);
 }
 
-function port(option: string, value: string, p: string): number {
-  if (!/^\d+$/.test(p) || Number(p) > 65535) bad(option, value, 'a port from 0 to 65535');
-  return Number(p);
+/** The port of `value`: 0 (any) where a socket listens, else from OPTIONS.port's min. */
+function port(option: string, value: string, p: string, min = 0): number {
+  const n = wholeNumber(p);
+  if (!(n >= min && n <= OPTIONS.port.max)) bad(option, value, `a port from ${min} to ${OPTIONS.port.max}`);
+  return n;
 }
 
 function split(option: string, value: string): { host?: string; port: string } {
@@ -55,8 +58,7 @@ export function parseListen(value: string, option = 'listen', defaultHost = '127
 export function parseTo(value: string, option = 'to'): HostPort {
   const s = split(option, value);
   if (s.host === undefined) bad(option, value, 'HOST:PORT, such as 127.0.0.1:5201 or [::1]:5201');
-  const p = port(option, value, s.port);
-  if (p === 0) bad(option, value, 'a port from 1 to 65535');
+  const p = port(option, value, s.port, OPTIONS.port.min);
   return { host: host(option, value, s.host), port: p };
 }
 

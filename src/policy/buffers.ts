@@ -7,9 +7,10 @@
 // - UDP has no autotuning: a target receive buffer, met when getsockopt reports at least the target.
 
 import { UsageError } from '../errors.js';
-import { BUFFER_BYTES, isBufferSize } from './limits.js';
+import { BUFFER_BYTES, isBufferSize } from './option-registry.js';
 import { formatSize, parseSize } from './units.js';
 
+/** A buffer size as an option takes it: bytes, a size with its unit (`4MiB`), or `auto` (autotuning). */
 export type BufferSize = 'auto' | number | string;
 
 /** TCP buffer options. A size is bytes or a size string ('64K', '4MiB'); 'auto' (default) = leave alone. */
@@ -37,6 +38,7 @@ export interface AutoBuffer {
   autotuning: true;
 }
 
+/** What the buffer policy did to a TCP socket: each buffer as asked, as the kernel set it, and whether it autotunes. */
 export interface TcpBufferReport {
   rcvbuf: PinnedBuffer | AutoBuffer;
   sndbuf: PinnedBuffer | AutoBuffer;

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { SockbufError } from '../errors.js';
 
 /**
  * JSON from peers and files, bounded before it is parsed. V8's JSON.parse recurses on nesting and
@@ -9,12 +10,13 @@ import { readFileSync, statSync } from 'node:fs';
 
 export const DEFAULT_MAX_JSON_DEPTH = 32;
 
-export class JsonLimitError extends Error {
+/** A JSON text refused before parsing: longer or nested deeper than the limit. */
+export class JsonLimitError extends SockbufError {
   constructor(
     message: string,
     readonly reason: 'too-long' | 'too-deep',
   ) {
-    super(message);
+    super(message, 'ERR_SOCKBUF_JSON_LIMIT');
     this.name = 'JsonLimitError';
   }
 }

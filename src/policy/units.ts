@@ -136,14 +136,6 @@ export function parsePercent(value: string, option = 'loss'): number {
   return n;
 }
 
-/** A positive whole number (counts such as --repeat, --parallel, --sockets). */
-export function parseCount(value: string, option: string, min = 1, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value.trim())) fail(option, value, `a whole number from ${min}`);
-  const n = Number(value);
-  if (n < min || n > max) fail(option, value, `a whole number from ${min} to ${max}`);
-  return n;
-}
-
 /** A comma-separated list, each item parsed by `parse`. */
 export function parseList<T>(value: string, option: string, parse: (v: string, o: string) => T): T[] {
   const items = value

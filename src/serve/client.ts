@@ -1,7 +1,7 @@
 // The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
 // end's port, and collect its results.
 import net from 'node:net';
-import { EnvironmentError } from '../errors.js';
+import { EnvironmentError, SockbufError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
 import {
@@ -19,13 +19,14 @@ import {
 import type { ParamValue } from './request.js';
 
 /** The server answered with an error (busy, refused, unauthorized …). */
-export class ServeRefused extends Error {
-  readonly code: string;
+export class ServeRefused extends SockbufError {
+  /** The server's reason, as its protocol names it (busy, refused, unauthorized …). */
+  readonly reason: string;
   readonly exitCode: number;
   constructor(reply: ErrorReply) {
-    super(`sockbuf serve refused: ${reply.message}`);
+    super(`sockbuf serve refused: ${reply.message}`, 'ERR_SOCKBUF_SERVE_REFUSED');
     this.name = 'ServeRefused';
-    this.code = reply.code;
+    this.reason = reply.code;
     // bad parameters are the user's to fix (2); busy, unauthorized, a far end that failed: 3
     this.exitCode = reply.code === 'refused' || reply.code === 'bad-request' ? 2 : 3;
   }
@@ -41,7 +42,20 @@ export class ServeClient {
     readonly socket: net.Socket,
     readonly server: HostPort,
   ) {
+    let first = true;
     socket.on('data', (chunk: Buffer) => {
+      // every reply is a JSON line: a first byte that is not '{' is another protocol (an iperf3
+      // server answers its control connection with a state byte), said at once rather than waited on
+      if (first && chunk.length && chunk[0] !== 0x7b) {
+        this.fail(
+          new EnvironmentError(
+            `${formatHostPort(server)} is not a sockbuf serve: it answered 0x${chunk[0].toString(16).padStart(2, '0')}${chunk[0] === 9 ? ' (as an iperf3 server does)' : ''}`,
+          ),
+        );
+        socket.destroy();
+        return;
+      }
+      first = false;
       try {
         for (const line of this.decoder.push(chunk)) this.deliver(parseReply(line));
       } catch (err) {

@@ -107,3 +107,21 @@ export async function checkTarget(list: ProbeAllowList, host: string): Promise<A
       : [];
   return judgeTarget(list, host, addresses, named);
 }
+
+/**
+ * The entry of the list that lets every IPv4 or IPv6 address through (0.0.0.0/0, ::/0, or ranges
+ * that add up to that), or undefined. Pure.
+ */
+export function coversEverything(list: ProbeAllowList): string | undefined {
+  // the first and last address of each half of each family: every one in means a /0 (or /1 + /1)
+  const v4 = ['0.0.0.1', '127.255.255.254', '128.0.0.1', '255.255.255.254'];
+  const v6 = [
+    '::2',
+    '7fff:ffff:ffff:ffff:ffff:ffff:ffff:fffe',
+    '8000::1',
+    'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe',
+  ];
+  if (v4.every((a) => list.nets.check(a, 'ipv4'))) return '0.0.0.0/0';
+  if (v6.every((a) => list.nets.check(a, 'ipv6'))) return '::/0';
+  return undefined;
+}

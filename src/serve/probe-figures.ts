@@ -1,6 +1,7 @@
 // What one probe of the exporter's /probe measured, and the request for it: the types the module
 // runners (probe-iperf3.ts, probe-serve.ts) and probe.ts share, and the sending side's figures taken
 // from a blast result. Pure.
+import type { Iperf3BlastResult, StreamSummary, TcpBlastResult } from '../ends/end-events.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { DEFAULT_SERVE_PORT } from './protocol.js';
 
@@ -58,11 +59,11 @@ export const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) 
 const per = (v: unknown, d: number) => (num(v) === undefined ? undefined : (v as number) / d);
 
 /** The sending side's figures from a runTcpBlast / runIperf3Blast result (one stream). Pure. */
-export function senderFigures(r: Row): Figures {
-  const s = ((r.perStream as Row[] | undefined) ?? [])[0] ?? {};
-  const pinned = (s.buffers as { sndbuf?: { autotuning?: boolean } } | undefined)?.sndbuf?.autotuning;
+export function senderFigures(r: TcpBlastResult | Iperf3BlastResult): Figures {
+  const s: Partial<StreamSummary> = r.perStream[0] ?? {};
+  const pinned = s.buffers?.sndbuf.autotuning;
   return {
-    sentBytes: num(r.bytes),
+    sentBytes: r.bytes,
     bytesPerSecond: num(r.bytesPerSecond),
     retransmits: num(s.totalRetrans),
     rttSeconds: per(s.rttUs, 1e6),

@@ -4,15 +4,19 @@
 // in --probe-allow (probe-allow.ts), one probe per target at a time, a global cap on probes at once, and
 // a cap on each probe's time, lowered to Prometheus's scrape timeout when it sends one. Each refusal
 // is an HTTP status with the reason in the body, checked in this order: 400 a bad query, 403 a target
-// outside the list, 429 the target is being probed, 503 too many probes at once.
+// outside the list, 429 the target is being probed, 503 too many probes at once; each is counted by
+// reason (sockbuf_probe_refused_total, served on the exporter's /metrics), logged with the client's
+// address, and a target quoted back is cut to TARGET_SHOWN characters.
 import type http from 'node:http';
 import { isIP } from 'node:net';
+import { Counter } from 'prom-client';
 import { UsageError } from '../errors.js';
 import { formatHostPort, parseTo } from '../policy/address.js';
 import type { BufferSize } from '../policy/buffers.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
 import { probeMetrics, runProbe } from './probe.js';
-import { checkTarget, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
+import { checkTarget, coversEverything, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
 import { PROBE_MODULES, PROBE_PORTS, type ProbeModule, type ProbeResult } from './probe-figures.js';
 
 export interface ProbeOptions {
@@ -59,6 +63,22 @@ function seconds(value: number | string | undefined, fallback: number, option: s
   return s;
 }
 
+/** The most of a target an answer or a log line quotes: a longer one is cut, with its length said. */
+export const TARGET_SHOWN = 100;
+
+/** `text` with every run of more than TARGET_SHOWN characters without a space cut. Pure. */
+export function cutLong(text: string): string {
+  return text.replace(
+    new RegExp(`\\S{${TARGET_SHOWN + 1},}`, 'g'),
+    (w) => `${w.slice(0, TARGET_SHOWN)}… (${w.length} characters)`,
+  );
+}
+
+/** The /probe handler; `metrics` are its own series, which startExporter serves on /metrics. */
+export type ProbeHandler = ((req: http.IncomingMessage, res: http.ServerResponse) => void) & {
+  metrics: readonly Counter[];
+};
+
 /** Parses the query: a target and a module, or the reason they are wrong. Pure. */
 export function parseProbeQuery(
   search: URLSearchParams,
@@ -85,62 +105,80 @@ export function parseProbeQuery(
 }
 
 /** The /probe handler, its options checked at once (UsageError naming the option). */
-export function probeHandler(
-  opts: ProbeOptions,
-): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function probeHandler(opts: ProbeOptions): ProbeHandler {
   const allow: ProbeAllowList = parseProbeAllow(opts.allow, 'allow');
   const duration = seconds(opts.duration, 2, 'duration');
   const maxDuration = seconds(opts.maxDuration, 10, 'maxDuration');
-  const maxConcurrent = opts.maxConcurrent ?? 2;
-  if (!(Number.isInteger(maxConcurrent) && maxConcurrent >= 1 && maxConcurrent <= 64))
-    throw UsageError.invalid('maxConcurrent', maxConcurrent, 'a whole number from 1 to 64');
+  const maxConcurrent = checkWhole('maxConcurrent', opts.maxConcurrent ?? OPTIONS.maxConcurrent.default);
   const log = opts.log ?? (() => {});
-  const running = new Set<string>();
+  const everything = coversEverything(allow);
+  if (everything)
+    log(
+      `warning: --probe-allow ${everything} covers every address: /probe can make this host send to any ` +
+        'host on the Internet; list the far ends or their ranges instead',
+    );
+  /** target → when its running probe ends at the latest (its cap), for Retry-After */
+  const running = new Map<string, number>();
   let resolving = 0;
+  const refused = new Counter({
+    name: 'sockbuf_probe_refused_total',
+    help: 'Probes refused, by reason: bad-query (400), not-allowed (403), target-busy (429), too-many (503).',
+    labelNames: ['reason'],
+    registers: [],
+  });
+  for (const reason of ['bad-query', 'not-allowed', 'target-busy', 'too-many']) refused.inc({ reason }, 0);
 
   const refuse = (
+    req: http.IncomingMessage,
     res: http.ServerResponse,
     status: number,
     reason: string,
     extra: Record<string, string> = {},
   ) => {
-    log(`probe refused (${status}): ${reason}`);
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extra }).end(`${reason}\n`);
+    const why = { 400: 'bad-query', 403: 'not-allowed', 429: 'target-busy' }[status as 400] ?? 'too-many';
+    refused.inc({ reason: why });
+    const text = cutLong(reason);
+    log(`probe refused (${status}) from ${req.socket.remoteAddress}: ${text}`);
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extra }).end(`${text}\n`);
   };
 
-  return (req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const q = parseProbeQuery(new URL(req.url ?? '/', 'http://x').searchParams);
-    if ('error' in q) return refuse(res, 400, q.error);
+    if ('error' in q) return refuse(req, res, 400, q.error);
     // name look-ups are bounded too: a flood of requests cannot queue resolver work without end
     if (resolving >= MAX_RESOLVING)
-      return refuse(res, 503, `${resolving} probe targets being resolved, the most at once`, {
+      return refuse(req, res, 503, `${resolving} probe targets being resolved, the most at once`, {
         'retry-after': '1',
       });
     resolving++;
     void checkTarget(allow, q.host)
       .finally(() => resolving--)
       .then(async (verdict) => {
-        if (!verdict.allowed) return refuse(res, 403, verdict.reason);
+        if (!verdict.allowed) return refuse(req, res, 403, verdict.reason);
         const key = `${q.module} ${formatHostPort({ host: verdict.address, port: q.port })}`;
-        if (running.has(key))
-          return refuse(res, 429, `${key} is being probed: one probe per target at a time`);
+        const ends = running.get(key);
+        if (ends !== undefined)
+          return refuse(req, res, 429, `${key} is being probed: one probe per target at a time`, {
+            'retry-after': String(Math.max(1, Math.ceil((ends - performance.now()) / 1000))),
+          });
         if (running.size >= maxConcurrent)
           return refuse(
+            req,
             res,
             503,
             `${running.size} probe(s) running, the most this exporter runs at once (${maxConcurrent})`,
             { 'retry-after': '1' },
           );
-        running.add(key);
+        const times = probeTimes(
+          duration,
+          maxDuration,
+          req.headers['x-prometheus-scrape-timeout-seconds'] as string,
+        );
+        running.set(key, performance.now() + times.capSeconds * 1000);
         const gone = new AbortController();
         res.once('close', () => gone.abort());
         let r: ProbeResult;
         try {
-          const times = probeTimes(
-            duration,
-            maxDuration,
-            req.headers['x-prometheus-scrape-timeout-seconds'] as string,
-          );
           r = await runProbe({
             module: q.module,
             address: verdict.address,
@@ -155,13 +193,17 @@ export function probeHandler(
         }
         const rate =
           r.bytesPerSecond === undefined ? '' : `, ${((r.bytesPerSecond * 8) / 1e9).toFixed(2)} Gbit/s`;
-        log(`probe ${key}: ${r.success ? 'success' : r.error}${rate} in ${r.durationSeconds.toFixed(2)} s`);
+        log(
+          `probe ${key} from ${req.socket.remoteAddress}: ${r.success ? 'success' : r.error}${rate} in ${r.durationSeconds.toFixed(2)} s`,
+        );
         const { contentType, body } = await probeMetrics(r);
         if (!res.destroyed)
           res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body);
       })
       .catch((err: Error) => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`);
+        if (!res.headersSent)
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`${cutLong(err.message)}\n`);
       });
   };
+  return Object.assign(handler, { metrics: [refused] });
 }

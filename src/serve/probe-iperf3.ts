@@ -1,6 +1,6 @@
 // /probe?module=iperf3: one stream against a stock iperf3 -s, run as `blast tcp --iperf3` runs it.
 import { runIperf3Blast } from '../ends/iperf3/client.js';
-import { type Figures, num, type ProbeRun, type Row, senderFigures, WRITE_SIZE } from './probe-figures.js';
+import { type Figures, type ProbeRun, senderFigures, WRITE_SIZE } from './probe-figures.js';
 
 export async function probeIperf3(run: ProbeRun, signal: AbortSignal): Promise<Figures> {
   const r = await runIperf3Blast(
@@ -18,5 +18,5 @@ export async function probeIperf3(run: ProbeRun, signal: AbortSignal): Promise<F
     },
     () => {},
   );
-  return { ...senderFigures(r), receivedBytes: num((r.server as Row | undefined)?.bytes) };
+  return { ...senderFigures(r), receivedBytes: r.server.bytes };
 }

@@ -1,7 +1,7 @@
 // /probe?module=sockbuf: one stream to a far end that a `sockbuf serve` starts, as `bench --remote`
 // runs it (ServeClient asks for the far end, runTcpBlast sends to it with the test's secret); the far
 // end's connection line adds its side: what it received and its receive buffer.
-import { runBlast } from '../ends/tcp-source.js';
+import { runTcpBlast } from '../ends/tcp-source.js';
 import { ServeClient } from './client.js';
 import { type Figures, num, type ProbeRun, type Row, senderFigures, WRITE_SIZE } from './probe-figures.js';
 
@@ -11,7 +11,7 @@ export async function probeServe(run: ProbeRun, signal: AbortSignal): Promise<Fi
   signal.addEventListener('abort', close, { once: true });
   try {
     const ready = await client.startTest('tcp', { duration: run.seconds, size: WRITE_SIZE }, run.token);
-    const r = await runBlast(
+    const r = await runTcpBlast(
       {
         host: run.address,
         port: ready.port,
@@ -26,6 +26,8 @@ export async function probeServe(run: ProbeRun, signal: AbortSignal): Promise<Fi
       },
       () => {},
     );
+    // a far end that stopped taking the stream: the run ended at its grace, not a figure to keep
+    if (r.stalled !== undefined) throw new Error(String(r.stalled));
     // the far end (sink tcp --once) exits when the stream ended; its connection line has its side
     const far = (await client.result()).lines.find((l) => (l as Row).event === 'connection') as
       | Row

@@ -19,6 +19,7 @@ export function parseServer(value: string, option = '--remote'): HostPort {
   return parseTo(v, option);
 }
 
+/** What runRemoteEnd takes: the serve endpoint and the end to run there. */
 export interface RemoteEndOptions {
   server: HostPort;
   token?: string;

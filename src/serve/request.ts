@@ -3,7 +3,13 @@
 // from a request, and a request from a far end's command line. Pure: no sockets.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
-import { expectedWhole, LIMITS, type Limited } from '../policy/limits.js';
+import {
+  type CountOption,
+  expectedWhole,
+  OPTIONS,
+  optionOnWire,
+  wholeNumber,
+} from '../policy/option-registry.js';
 import { parseBitRate, parseDuration, parsePacketRate, parseSize } from '../policy/units.js';
 import {
   isPlainObject,
@@ -22,7 +28,7 @@ type ParamType =
   | 'size' // bytes per message; ≤ the kind's maxMessage
   | 'buffer' // 'auto' or a size ≤ 1 GiB
   | 'rate' // 'max', datagrams/s or bit/s; finite and > 0
-  | 'whole' // a whole number within the parameter's LIMITS (parallel, inflight, sockets, batch, flows)
+  | 'whole' // a whole number within the range declared for it (src/policy/option-registry.ts)
   | 'short' // seconds, 0 … 1 s (a coalescing window)
   | 'word' // a short token such as `adaptive:min=512,max=256K` (the far end parses it)
   | 'receiver' // batch | dgram
@@ -31,13 +37,13 @@ type ParamType =
   | 'flag'; // true / false
 
 /** The most streams (connections) of one TCP test: blast --parallel's cap. */
-export const MAX_STREAMS = LIMITS.parallel.max;
+export const MAX_STREAMS = OPTIONS.parallel.max;
 /** A word never starts with '-': it cannot be taken for an option of the far end. */
 const WORD = /^[A-Za-z0-9][A-Za-z0-9:=,._]{0,63}$/;
 const WORDS: Partial<Record<ParamType, readonly string[]>> = {
-  receiver: ['batch', 'dgram'],
-  'on-full': ['drop', 'wait'],
-  gro: ['on', 'off', 'auto'],
+  receiver: OPTIONS.receiver.choices,
+  'on-full': OPTIONS.onFull.choices,
+  gro: OPTIONS.gro.choices,
 };
 
 interface KindSpec {
@@ -200,11 +206,11 @@ export function checkParam(
         return n;
       }
       case 'whole': {
-        if (!(name in LIMITS)) wrong('a known parameter');
-        const limit = name as Limited;
-        const n = typeof value === 'number' ? value : /^\d{1,9}$/.test(str) ? Number(str) : Number.NaN;
-        if (!(Number.isInteger(n) && n >= LIMITS[limit].min && n <= LIMITS[limit].max))
-          wrong(expectedWhole(limit));
+        const option = optionOnWire(name);
+        if (option === undefined || OPTIONS[option].kind !== 'count') return wrong('a known parameter');
+        const { min, max } = OPTIONS[option as CountOption];
+        const n = wholeNumber(value);
+        if (!(n >= min && n <= max)) wrong(expectedWhole(option as CountOption));
         return n;
       }
     }

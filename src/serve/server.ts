@@ -9,7 +9,7 @@ import net from 'node:net';
 import { newSecret } from '../ends/hello.js';
 import { UsageError } from '../errors.js';
 import type { HostPort } from '../policy/address.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
@@ -24,6 +24,7 @@ import {
 } from './protocol.js';
 import { type Limits, parseRequest, type TestRequest } from './request.js';
 
+/** What startServer takes: where it listens, its token, its caps and its log. */
 export interface ServeOptions extends Limits {
   listen: HostPort;
   token?: string;
@@ -42,7 +43,7 @@ export interface ServeOptions extends Limits {
   log?: (line: string) => void;
 }
 
-export const DEFAULT_MAX_PER_CLIENT = 8;
+export const DEFAULT_MAX_PER_CLIENT = OPTIONS.maxPerClient.default;
 
 /** A client that does not read its replies is dropped once this much is queued for it. */
 const MAX_QUEUED_WRITE = 1 << 20;
@@ -61,6 +62,7 @@ interface Session {
   test?: { req: TestRequest; far: FarEndProcess; done: boolean };
 }
 
+/** A running `sockbuf serve`: its address and close(). */
 export interface ServeHandle {
   address: HostPort;
   /** Stops accepting, ends every control connection, kills a running far end. */

@@ -1,7 +1,6 @@
 // Linux constants used by sockbuf. x86_64 and aarch64 share these values: both use the asm-generic
 // socket.h and ioctl encodings, so one table serves both (checked against the kernel's uapi headers).
 
-export const AF_UNSPEC = 0;
 export const AF_INET = 2;
 export const AF_INET6 = 10;
 export const AF_NETLINK = 16;
@@ -23,7 +22,6 @@ export const SO_RCVBUF = 8;
 export const SO_REUSEPORT = 15;
 export const SO_RCVTIMEO = 20; // SO_RCVTIMEO_OLD: struct timeval
 export const SO_RCVBUFFORCE = 33;
-export const SO_RXQ_OVFL = 40;
 export const SO_MEMINFO = 55;
 
 export const IPPROTO_IP = 0;
@@ -56,7 +54,6 @@ export const TCP_CONGESTION = 13;
 export const UDP_SEGMENT = 103;
 export const UDP_GRO = 104;
 
-export const MSG_CTRUNC = 0x8;
 export const MSG_TRUNC = 0x20;
 export const MSG_DONTWAIT = 0x40;
 
@@ -110,8 +107,9 @@ export const EAGAIN = 11;
 export const ENODEV = 19;
 export const EINVAL = 22;
 export const EMSGSIZE = 90;
+/** @internal (exported for its test) */
 export const EADDRNOTAVAIL = 99;
-export const ENOBUFS = 105;
+/** @internal (exported for its test) */
 export const ENOTCONN = 107;
 export const ETIMEDOUT = 110;
 export const EINPROGRESS = 115;

@@ -4,6 +4,7 @@
 import { SK_MEMINFO, SO_MEMINFO, SOL_SOCKET } from './constants.js';
 import { getOptionBuffer } from './socket.js';
 
+/** SO_MEMINFO of a socket, ss -m's skmem: the memory its queues hold and may hold. */
 export interface MemInfo {
   /** r: bytes queued for reading (sk_rmem_alloc). */
   rmemAlloc: number;

@@ -261,7 +261,7 @@ export function recvmmsg(fd: number, vec: MsgVec, from: number, n: number, flags
   return r < 0 ? -errno() : r;
 }
 
-/** sendmmsg(fd, vec[from..from+n), n, flags): the count sent, or −errno. */
+/** sendmmsg(fd, vec[from..from+n), n, flags): the count sent, or −errno. @internal (exported for its test) */
 export function sendmmsg(fd: number, vec: MsgVec, from: number, n: number, flags: number): number {
   const r = fn('sendmmsg')(fd, from ? vec.hdr.subarray(from * MMSGHDR_SIZE) : vec.hdr, n, flags);
   return r < 0 ? -errno() : r;

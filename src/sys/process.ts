@@ -4,12 +4,14 @@
 // its own), by default in its own process group (stop() takes its children too), its stdout read as
 // lines (JSON lines for the ends) and the last lines of its stderr kept for error reports. Groups
 // still alive when this process exits are killed. runSync() is for short commands such as `ip`.
+
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fn } from './libc.js';
 import { sockbufEntry } from './package.js';
+import { SockbufError } from './sockbuf-error.js';
 import { procRoot } from './sysctl.js';
 
 /** A process to start: what a placement wraps (taskset, ip netns exec) and a Child runs. */
@@ -88,7 +90,7 @@ function statOf(pid: number | string, root?: string) {
 const running = (s: ReturnType<typeof parseProcStat>) =>
   s !== undefined && s.state !== 'Z' && s.state !== 'X';
 
-/** True while the process exists and is not a zombie (a zombie has exited; only its reaping is left). */
+/** True while the process exists and is not a zombie (a zombie has exited; only its reaping is left). @internal (exported for its test) */
 export function processRunning(pid: number, root?: string): boolean {
   return running(statOf(pid, root));
 }
@@ -335,13 +337,17 @@ export async function run(spec: SpawnSpec, timeoutMs = 60_000): Promise<RunResul
 }
 
 /** A short command that failed: its stderr is in the message and in `stderr`. */
-export class CommandError extends Error {
+export class CommandError extends SockbufError {
   constructor(
     readonly command: string,
-    readonly code: number | null,
+    /** Its exit status (null when a signal ended it). */
+    readonly status: number | null,
     readonly stderr: string,
   ) {
-    super(`${command} failed${code === null ? '' : ` (exit ${code})`}${stderr ? `: ${stderr}` : ''}`);
+    super(
+      `${command} failed${status === null ? '' : ` (exit ${status})`}${stderr ? `: ${stderr}` : ''}`,
+      'ERR_SOCKBUF_COMMAND_FAILED',
+    );
     this.name = 'CommandError';
   }
 }

@@ -1,27 +1,23 @@
 import { ERRNO_NAMES } from './constants.js';
+import { SockbufError } from './sockbuf-error.js';
 
 /** A failed system call: carries the errno name (EINVAL, EPERM …) and the call that failed. */
-export class SysError extends Error {
-  readonly errno: number;
-  readonly code: string;
-  readonly syscall: string;
+export class SysError extends SockbufError {
+  declare readonly errno: number;
+  declare readonly syscall: string;
   constructor(syscall: string, errno: number, detail?: string) {
     const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-    super(`${syscall}${detail ? ` (${detail})` : ''} failed: ${code}`);
+    super(`${syscall}${detail ? ` (${detail})` : ''} failed: ${code}`, code, { errno, syscall });
     this.name = 'SysError';
-    this.errno = errno;
-    this.code = code;
-    this.syscall = syscall;
   }
 }
 
 /** Raised by every call into the kernel on a platform other than Linux. */
-export class LinuxOnlyError extends Error {
-  readonly code = 'ELINUXONLY';
+export class LinuxOnlyError extends SockbufError {
   /** The CLI's exit status: the environment, not the input, is what is wrong (3). */
   readonly exitCode = 3;
   constructor(what: string, platform: string = process.platform) {
-    super(`${what}: sockbuf's kernel calls are Linux only (this is ${platform})`);
+    super(`${what}: sockbuf's kernel calls are Linux only (this is ${platform})`, 'ERR_SOCKBUF_LINUX_ONLY');
     this.name = 'LinuxOnlyError';
   }
 }

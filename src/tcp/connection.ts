@@ -186,6 +186,7 @@ export interface ListenOptions extends TcpBufferOptions {
   writableHighWaterMark?: number;
 }
 
+/** A listening TCP socket whose connections read through sockbuf's reader (what listen resolves with). */
 export class TcpServer {
   readonly connections = new Set<TcpConnection>();
 

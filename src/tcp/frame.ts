@@ -4,6 +4,7 @@
 // lies wholly inside one read is handed over as a view of that read (valid only during the call, like
 // the read itself); only a frame that spans reads is copied, into a buffer of exactly its size. The
 // claimed length is checked against `maxFrame` before anything of that size is allocated.
+import { SockbufError } from '../errors.js';
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -13,13 +14,13 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
  */
 const FIRST_BODY_BYTES = 64 * 1024;
 
-export class FrameError extends Error {
-  readonly code = 'EFRAMETOOBIG';
+/** A frame the decoder refuses: longer than its maximum. */
+export class FrameError extends SockbufError {
   constructor(
     readonly length: number,
     readonly maxFrame: number,
   ) {
-    super(`frame length ${length} exceeds the maximum frame size ${maxFrame}`);
+    super(`frame length ${length} exceeds the maximum frame size ${maxFrame}`, 'ERR_SOCKBUF_FRAME_TOO_BIG');
     this.name = 'FrameError';
   }
 }
@@ -31,6 +32,7 @@ function readU32(b: Uint8Array, o: number): number {
   return ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
 }
 
+/** Splits a byte stream into length-prefixed frames, and hands each to a handler. */
 export class FrameDecoder {
   readonly maxFrame: number;
   frames = 0;

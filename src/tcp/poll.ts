@@ -107,7 +107,7 @@ class Poller {
 
 export const poller = new Poller();
 
-/** What the process's poller has done: whether it polls now, its window, starts and turns. */
+/** What the process's poller has done: whether it polls now, its window, starts and turns. @internal (exported for its test) */
 export function pollerStats(): {
   polling: boolean;
   windowUs: number;

@@ -174,6 +174,7 @@ export function sharedReadBufferBytes(): number {
 
 // ---- stats ----------------------------------------------------------------------------------------
 
+/** A reader's statistics: bytes, reads, the mean read and the buffer size now. */
 export interface ReaderStats {
   reader: string;
   reads: number;

@@ -21,14 +21,14 @@ export interface SizerBounds {
   initial?: number;
 }
 
+/** The adaptive read-buffer size (seed 002): a full read doubles it, an EWMA of reads below a quarter halves it. */
 export class AdaptiveSizer {
   readonly min: number;
   readonly max: number;
   readonly fixed: boolean;
-  /** The size to read into next. */
-  size: number;
-  grows = 0;
-  shrinks = 0;
+  #size: number;
+  #grows = 0;
+  #shrinks = 0;
   /** EWMA of read sizes × 8. */
   private avg8: number;
 
@@ -45,13 +45,28 @@ export class AdaptiveSizer {
         'reader',
         { value: String(initial), expected: `${min} to ${max} bytes` },
       );
-    this.size = initial;
+    this.#size = initial;
     this.avg8 = initial * 8; // until reads say otherwise, assume they fill the buffer
   }
 
   /** A sizer that never changes: `{ fixed: size }`. */
   static pinned(size: number): AdaptiveSizer {
     return new AdaptiveSizer({ min: size, max: size });
+  }
+
+  /** The size to read into next. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** How many times the size doubled. */
+  get grows(): number {
+    return this.#grows;
+  }
+
+  /** How many times the size halved. */
+  get shrinks(): number {
+    return this.#shrinks;
   }
 
   /** The EWMA of read sizes, in bytes. */
@@ -63,14 +78,14 @@ export class AdaptiveSizer {
   record(n: number): void {
     this.avg8 = (this.avg8 + n - (this.avg8 >>> 3)) >>> 0;
     if (this.fixed) return;
-    if (n >= this.size) {
-      if (this.size < this.max) {
-        this.size = Math.min(this.size * 2, this.max);
-        this.grows++;
+    if (n >= this.#size) {
+      if (this.#size < this.max) {
+        this.#size = Math.min(this.#size * 2, this.max);
+        this.#grows++;
       }
-    } else if (this.avg8 >>> 3 < this.size >>> 2 && this.size > this.min) {
-      this.size = Math.max(this.size >>> 1, this.min);
-      this.shrinks++;
+    } else if (this.avg8 >>> 3 < this.#size >>> 2 && this.#size > this.min) {
+      this.#size = Math.max(this.#size >>> 1, this.min);
+      this.#shrinks++;
     }
   }
 }

@@ -29,7 +29,7 @@ export function splitGro(
   return n;
 }
 
-/** How many datagrams a message of `total` bytes with segment size `segment` holds. */
+/** How many datagrams a message of `total` bytes with segment size `segment` holds. @internal (its test) */
 export function groCount(total: number, segment: number): number {
   return segment <= 0 || total <= segment ? 1 : Math.ceil(total / segment);
 }

@@ -6,6 +6,7 @@ import { EnvironmentError, UsageError } from '../errors.js';
 import { EIO, ERRNO_NAMES } from '../sys/constants.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
 
+/** A kernel offload option (gro, gso): on, off, or `auto` (on where the kernel has it). */
 export type OffloadOption = boolean | 'auto';
 
 let probed: { segment: boolean; gro: boolean } | undefined;

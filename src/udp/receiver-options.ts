@@ -3,11 +3,12 @@
 
 import { UsageError } from '../errors.js';
 import { type HostPort, parseListen } from '../policy/address.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkChoice, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
+/** What createUdpReceiver takes: where it listens, the batch and slot sizes, the coalescing window, the buffer. */
 export interface UdpReceiverOptions {
   /** `[HOST:]PORT` or { host, port }; port 0 picks one (see `port`). */
   listen: string | HostPort;
@@ -71,7 +72,7 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
   const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
   const asked = options.slot === undefined ? undefined : checkSlot(sizeOpt(options.slot, 0, 'slot'));
   // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
-  const groOpt = options.gro ?? 'auto';
+  const groOpt = options.gro ?? OPTIONS.gro.default;
   const smallSlots = asked !== undefined && asked < 65536;
   const gro = groAvailable(groOpt === 'auto' && smallSlots ? false : groOpt);
   const groOff =
@@ -82,12 +83,11 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
         : groRefusal();
   const slot = asked ?? (gro ? 65536 : 2048);
   if (gro && slot < 65536) throw UsageError.invalid('slot', slot, '65536 (64 KiB) with GRO');
-  const batch = checkWhole('batch', options.batch ?? 64);
-  const sockets = checkWhole('sockets', options.sockets ?? 1);
-  const coalesce = options.coalesce === undefined ? 1e-3 : durationMs(options.coalesce, 'coalesce') / 1000;
+  const batch = checkWhole('batch', options.batch ?? OPTIONS.batch.default);
+  const sockets = checkWhole('sockets', options.sockets ?? OPTIONS.sockets.default);
+  const coalesce = durationMs(options.coalesce ?? OPTIONS.coalesce.default, 'coalesce') / 1000;
   const rcvbuf = sizeOpt(options.rcvbuf, gro ? GRO_RCVBUF : 8 * 1024 * 1024, 'rcvbuf');
-  const onFull = options.onFull ?? 'wait';
-  if (onFull !== 'drop' && onFull !== 'wait') throw UsageError.invalid('onFull', onFull, 'drop or wait');
+  const onFull = checkChoice('onFull', options.onFull ?? OPTIONS.onFull.default) as 'drop' | 'wait';
   const entries = checkWhole('ring', options.ring ?? defaultEntries(batch, slot));
   return {
     options: {

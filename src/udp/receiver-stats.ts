@@ -2,6 +2,7 @@
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { bucketLabel, COUNTER } from './ring.js';
 
+/** A receiver's counts: received, batches, kernel and userspace drops, truncated, the buffer. */
 export interface UdpReceiverStats {
   /** Datagrams handed to the consumer. */
   received: number;

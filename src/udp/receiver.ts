@@ -9,7 +9,7 @@
 
 import { EnvironmentError, SysError } from '../errors.js';
 import { trackSource } from '../observe/tracked.js';
-import { formatHostPort, type HostPort } from '../policy/address.js';
+import { formatHostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { resolveFirst } from '../policy/resolve.js';
@@ -45,6 +45,7 @@ export interface AdoptedSocket {
   rcvbufReport: UdpRcvbufReport;
 }
 
+/** A batched UDP receiver: recvmmsg in a reader thread, one batch per call (what createUdpReceiver resolves with). */
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly host: string;
   readonly port: number;
@@ -167,11 +168,6 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       if (!this.referenced) this.unref();
     })();
     return this.starting;
-  }
-
-  /** Resolves once every reader thread is running (starts them). */
-  ready(): Promise<void> {
-    return this.start();
   }
 
   /** Lets the process exit while the receiver is open (as dgram's socket.unref()). */
@@ -368,16 +364,4 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
     process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
   }
   return new UdpReceiver(r.options, r.entries, r.gro, r.groOff);
-}
-
-/**
- * A receiver reading a socket made and bound elsewhere (the node:dgram-compatible socket's): it applies
- * no buffer policy, binds nothing and leaves the socket open on close(); the owner closes it after.
- */
-export function receiverOnSocket(
-  socket: AdoptedSocket & HostPort,
-  options: Omit<UdpReceiverOptions, 'listen' | 'sockets' | 'rcvbuf'>,
-): UdpReceiver {
-  const r = resolveReceiverOptions({ ...options, listen: { host: socket.host, port: socket.port } });
-  return new UdpReceiver(r.options, r.entries, r.gro, r.groOff, socket);
 }

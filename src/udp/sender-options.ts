@@ -1,8 +1,8 @@
 // The application sender's options, destinations and errors. Pure: no socket here.
 import { isIP } from 'node:net';
-import { UsageError } from '../errors.js';
+import { SockbufError, UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole } from '../policy/limits.js';
+import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
@@ -10,9 +10,10 @@ import type { OffloadOption } from './offload.js';
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65507;
 
+/** What createUdpSender takes: the destination, the socket type, the batch, GSO and the send buffer. */
 export interface UdpSenderOptions {
   /**
-   * Default destination, `HOST:PORT` or `{ host, port }` (a host name resolves once: await ready()).
+   * Default destination, `HOST:PORT` or `{ host, port }` (a host name is resolved once, before createUdpSender resolves).
    * The socket is connected to it, so a send without `to` goes there.
    */
   to?: string | HostPort;
@@ -50,26 +51,29 @@ export interface UdpSenderStats {
  * GSO run): ECONNREFUSED after an ICMP port unreachable on a connected socket, ENETUNREACH,
  * EACCES (broadcast without SO_BROADCAST) … `sent` datagrams of the call went before them.
  */
-export class UdpSendError extends Error {
-  readonly code: string;
-  readonly syscall = 'sendmmsg';
+export class UdpSendError extends SockbufError {
+  declare readonly errno: number;
+  declare readonly syscall: 'sendmmsg';
   constructor(
-    readonly errno: number,
+    errno: number,
     readonly index: number,
     readonly count: number,
     /** Datagrams of the call that went before (sendBatch counts the whole batch). */
     public sent: number,
   ) {
     const code = ERRNO_NAMES[errno] ?? `E${errno}`;
-    super(`sendmmsg failed: ${code} (datagram ${index}${count > 1 ? ` and the ${count - 1} after it` : ''})`);
+    super(
+      `sendmmsg failed: ${code} (datagram ${index}${count > 1 ? ` and the ${count - 1} after it` : ''})`,
+      code,
+      { errno, syscall: 'sendmmsg' },
+    );
     this.name = 'UdpSendError';
-    this.code = code;
   }
 }
 
 /** The batch option, checked once. */
 export function checkBatch(batch: number | undefined): number {
-  return checkWhole('batch', batch ?? 64);
+  return checkWhole('batch', batch ?? OPTIONS.batch.default);
 }
 
 export function checkSndbuf(sndbuf: number | string | undefined): number | undefined {
@@ -93,8 +97,9 @@ export function parseTarget(t: UdpTarget, option: string): HostPort {
   else if (t !== null && typeof t === 'object') {
     const host = 'address' in t ? t.address : t.host;
     hp = { host: String(host), port: t.port };
-    if (!Number.isInteger(hp.port) || hp.port < 1 || hp.port > 65535)
-      throw UsageError.invalid(option, String(t.port), 'a port from 1 to 65535');
+    const { min, max } = OPTIONS.port;
+    if (!Number.isInteger(hp.port) || hp.port < min || hp.port > max)
+      throw UsageError.invalid(option, String(t.port), `a port from ${min} to ${max}`);
   } else throw UsageError.invalid(option, String(t), 'HOST:PORT or { address, port }');
   if (!isIP(hp.host))
     throw UsageError.invalid(option, hp.host, "an IP address: resolve names first, or give the sender's to");

@@ -55,6 +55,9 @@ const EMPTY: readonly Uint8Array[] = [];
 const MIN_STAGING = 128 * 1024;
 const MAX_STAGING = 1024 * 1024;
 
+let openingOf: (s: UdpSender) => Promise<void> | undefined;
+
+/** A UDP sender of the caller's own datagrams: sendmmsg, GSO for runs of one size (what createUdpSender resolves with). */
 export class UdpSender {
   /** The default destination (connected), if one was given. */
   readonly to: HostPort | undefined;
@@ -130,9 +133,9 @@ export class UdpSender {
     call('connect', this.fdValue, sa, sa.length);
   }
 
-  /** Resolves when the socket is made (at once, unless `to` was a host name). */
-  async ready(): Promise<void> {
-    await this.opening;
+  static {
+    // createUdpSender's view of the resolution in progress, kept off the public surface
+    openingOf = (s) => s.opening;
   }
 
   /** The socket's descriptor (−1 until ready for a host name). */
@@ -169,7 +172,10 @@ export class UdpSender {
   private usable(): void {
     if (this.closed) throw new UsageError('sendBatch: the sender is closed', 'sendBatch');
     if (this.fdValue < 0)
-      throw new UsageError('sendBatch before ready(): the host name is still resolving', 'sendBatch');
+      throw new UsageError(
+        'sendBatch before the sender opened: the host name is still resolving',
+        'sendBatch',
+      );
   }
 
   /**
@@ -385,6 +391,9 @@ export class UdpSender {
   }
 }
 
-export function createUdpSender(options: UdpSenderOptions = {}): UdpSender {
-  return new UdpSender(options);
+/** Makes a sender (socket, buffer policy, `to` resolved and connected): like createUdpReceiver, async. */
+export async function createUdpSender(options: UdpSenderOptions = {}): Promise<UdpSender> {
+  const sender = new UdpSender(options);
+  await openingOf(sender);
+  return sender;
 }

@@ -2,6 +2,7 @@
 // (the same overloads, the same checks in the same order, the same errors). Pure.
 import { BUFFER_TYPES, errArgType, errOutOfBounds, validatePort } from './dgram-errors.js';
 
+/** The socket type: `udp4` or `udp6`. */
 export type SocketType = 'udp4' | 'udp6';
 export type LookupFunction = (
   hostname: string,
@@ -9,6 +10,7 @@ export type LookupFunction = (
   callback: (err: Error | null, address: string, family?: number) => void,
 ) => void;
 
+/** What createSocket takes, as node:dgram's createSocket does. */
 export interface SocketOptions {
   type: SocketType;
   reuseAddr?: boolean;
@@ -32,6 +34,7 @@ export interface SocketOptions {
   readerNice?: number;
 }
 
+/** An address and port, as node:dgram's address() and rinfo give them. */
 export interface AddressInfo {
   address: string;
   family: 'IPv4' | 'IPv6';

@@ -4,6 +4,7 @@ import { getMemInfo } from '../sys/meminfo.js';
 import type { SocketReceiver } from './socket-receive.js';
 import type { SendQueue } from './socket-send.js';
 
+/** A sockbuf/dgram socket's counts: received, sent, and the drops a node:dgram socket never tells. */
 export interface DgramSocketStats {
   /** Whether the socket reads (from bind to close, as node:dgram's). */
   reading: boolean;

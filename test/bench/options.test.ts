@@ -11,12 +11,12 @@ import {
 } from '../../src/bench/options.js';
 import { loadScenario } from '../../src/bench/scenario-registry.js';
 import { UsageError } from '../../src/errors.js';
-import { parseCount } from '../../src/policy/units.js';
+import { parseWhole } from '../../src/policy/option-registry.js';
 
 const SPECS: OptionSpec[] = [
   { flags: '--sizes <list>', description: 'sizes', default: '250,4000' },
   { flags: '--find-max', description: 'search' },
-  { flags: '--steps <n>', description: 'steps', default: '6', parse: (v, o) => parseCount(v, o, 1, 20) },
+  { flags: '--steps <n>', description: 'steps', default: '6', parse: (v, o) => parseWhole(v, o, 1, 20) },
   { flags: '--remote <host[:port]>', description: 'far end' },
 ];
 

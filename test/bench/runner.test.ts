@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { localPlacement } from '../../src/bench/placement.js';
 import { Interrupted, RunFailure, runEnds, runPoints } from '../../src/bench/runner.js';
 import type { Ends, Scenario } from '../../src/bench/scenario.js';
-import { processRunning } from '../../src/observe/proc.js';
+import { processRunning } from '../../src/sys/process.js';
 
 const END = fileURLToPath(new URL('../fixtures/bench/end.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-runner-'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { figureValue } from '../../src/bench/report/charts.js';
-import type { Verdict } from '../../src/bench/report/results.js';
+import type { SeedVerdict } from '../../src/bench/report/results.js';
 import { loadResults } from '../../src/bench/report/results.js';
 import { SEEDS, verdicts } from '../../src/bench/seeds/index.js';
 
@@ -56,7 +56,7 @@ test('seed 000 not reproduced when the pinned run is not rwnd-limited; 003 judge
         streamer('27000', '1', 20),
         streamer('27000', '8', b8at27k),
       ],
-    }).find((v) => v.seed === '003') as Verdict;
+    }).find((v) => v.seed === '003') as SeedVerdict;
   assert.equal(at(4).status, 'reproduced');
   assert.equal(at(12).status, 'not reproduced');
 });
@@ -114,7 +114,7 @@ test("seed 001's variants A–D: a table per size when the ping ran with --write
     ['4000', '3,000', '1,000', '999', '2,900', '3.00 ×', '2.90 ×'],
     ['100000', '500', '100', '90', '450', '5.00 ×', '5.00 ×'],
   ]);
-  const v = verdicts(d).find((x) => x.seed === '001') as Verdict;
+  const v = verdicts(d).find((x) => x.seed === '001') as SeedVerdict;
   assert.equal(v.status, 'reproduced');
   assert.match(v.text, /4000 B 3\.00 ×.*100000 B 5\.00 ×/);
   // without --write-hwms there is no A–D table
@@ -133,7 +133,7 @@ test("seed 004 is judged at the ladder's top rung both paths ran: 'max' when the
     sentPerSecond: sent,
   });
   const judge004 = (results: Record<string, unknown>[]) =>
-    (verdicts({ ...doc, results } as never).find((v) => v.seed === '004') as Verdict).status;
+    (verdicts({ ...doc, results } as never).find((v) => v.seed === '004') as SeedVerdict).status;
   const quiet = [udp('dgram', '100000', 100000, 100000), udp('batch', '100000', 100000, 100000)];
   // at 100000/s both keep up; at full speed node:dgram falls behind where batch does not
   assert.equal(
@@ -160,7 +160,7 @@ test("seed 002 not reproduced under 0.9 × the best fixed; the verdict says when
         drain('fixed:64K', fixed),
         drain('adaptive:max256K', adaptive),
       ],
-    }).find((v) => v.seed === '002') as Verdict;
+    }).find((v) => v.seed === '002') as SeedVerdict;
   // 0.85 × with the runs spread by ~25 %: not reproduced, and said to be within the spread
   const noisy = at([1.7e9, 1.2e9, 2.0e9], [2.0e9, 1.6e9, 2.4e9]);
   assert.equal(noisy.status, 'not reproduced');
@@ -192,7 +192,7 @@ test("seed 002 under 0.9 × the best fixed with the sender ≥ 85 % busy in both
         drain('fixed:64K', 2.4e9, busyFixed, 0.33),
         drain('adaptive:max1M', 2.0e9, busyAdaptive, 0.3),
       ],
-    }).find((v) => v.seed === '002') as Verdict;
+    }).find((v) => v.seed === '002') as SeedVerdict;
   const bound = at(0.95, 0.92);
   assert.equal(bound.status, 'not reproduced');
   assert.match(
@@ -209,7 +209,7 @@ test("seed 002 under 0.9 × the best fixed with the sender ≥ 85 % busy in both
       drain('fixed:64K', 2.0e9, 0.95, 0.33),
       drain('adaptive', 2.0e9, 0.95, 0.3),
     ],
-  }).find((v) => v.seed === '002') as Verdict;
+  }).find((v) => v.seed === '002') as SeedVerdict;
   assert.equal(ok.status, 'reproduced');
   assert.doesNotMatch(ok.text, /busy/);
 });

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { which } from '../../src/bench/placement.js';
 import { checkResults } from '../../src/bench/report/results.js';
-import { parseProcStat, processRunning } from '../../src/observe/proc.js';
+import { parseProcStat, processRunning } from '../../src/sys/process.js';
 
 function procStat(pid: number) {
   try {

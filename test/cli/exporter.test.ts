@@ -1,8 +1,10 @@
 // `sockbuf exporter` as a command: serves /metrics on loopback until SIGTERM; a port in use exits 3.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { SOCKBUF_ARGV } from './argv.js';
 
@@ -76,7 +78,10 @@ test('exporter --print-rules prints the shipped rules file and exits 0 without s
     timeout: 20_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, readFileSync(new URL('../../docs/sockbuf-rules.yml', import.meta.url), 'utf8'));
+  assert.equal(
+    r.stdout,
+    readFileSync(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url), 'utf8'),
+  );
   assert.doesNotMatch(r.stderr, /serving/);
 });
 
@@ -88,7 +93,10 @@ test('exporter --probe-allow: /probe refuses a target outside the list (403) and
     const r = await fetch(url.replace('/metrics', '/probe?target=192.0.2.1:5201&module=iperf3'));
     assert.equal(r.status, 403);
     assert.equal(await r.text(), '192.0.2.1 is not in the allow-list\n');
-    assert.match(e.stderr(), /probe refused \(403\): 192\.0\.2\.1 is not in the allow-list/);
+    assert.match(
+      e.stderr(),
+      /probe refused \(403\) from 127\.0\.0\.1: 192\.0\.2\.1 is not in the allow-list/,
+    );
   } finally {
     e.child.kill('SIGTERM');
   }
@@ -111,5 +119,32 @@ test('exporter: bad --probe-* values exit 2 naming the flag; a --probe-* option 
     await assert.rejects(bad.url);
     assert.equal(await bad.exited, 2, args.join(' '));
     assert.match(bad.stderr(), want);
+  }
+});
+
+test('exporter --web.config.file: a file that is wrong or missing exits 2 with one line naming the option', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-webcfg-cli-'));
+  try {
+    writeFileSync(join(dir, 'web.yml'), 'tls_server_config:\n  cert_file: a.crt\n  key_fil: a.key\n');
+    for (const [file, why] of [
+      [join(dir, 'web.yml'), /field tls_server_config\.key_fil is not a known field/],
+      [join(dir, 'missing.yml'), /ENOENT/],
+    ] as const) {
+      const r = spawnSync(
+        process.execPath,
+        [...SOCKBUF_ARGV, 'exporter', '--listen', '127.0.0.1:0', '--web.config.file', file],
+        {
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /^sockbuf: --web\.config\.file /);
+      assert.match(r.stderr, why);
+      assert.doesNotMatch(r.stderr, /serving/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -55,7 +55,7 @@ test('runTcpBlast against a real sink: the result has the sender tcp_info and li
   const port = (sink.address() as net.AddressInfo).port;
   try {
     const r = await runTcpBlast({ ...base, port, raw: true, seconds: 0.3 }, () => {});
-    const s = (r.perStream as Record<string, unknown>[])[0];
+    const s = r.perStream[0];
     assert.ok((r.bytes as number) > 0);
     assert.equal(received[0], r.bytes);
     assert.ok((s.rttUs as number) > 0, 'tcp_info of the sending socket');

@@ -1,5 +1,5 @@
-// How the exporter runs in a fleet: docs/sockbuf-exporter.service (systemd) and
-// docs/sockbuf-exporter-daemonset.yaml (Kubernetes), parsed and checked, then run the way each says
+// How the exporter runs in a fleet: docs/deploy/sockbuf-exporter.service (systemd) and
+// docs/deploy/sockbuf-exporter-daemonset.yaml (Kubernetes), parsed and checked, then run the way each says
 // (root only): the unit's unprivileged user with its ambient capabilities; the DaemonSet's uid 0 with
 // only its added capabilities, no_new_privs and a read-only root (setpriv and a private mount
 // namespace stand in for systemd and the container runtime). Each must serve /metrics and name the
@@ -17,8 +17,8 @@ import { parse } from 'yaml';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const UNIT = readFileSync(join(ROOT, 'docs/sockbuf-exporter.service'), 'utf8');
-const DAEMONSET = readFileSync(join(ROOT, 'docs/sockbuf-exporter-daemonset.yaml'), 'utf8');
+const UNIT = readFileSync(join(ROOT, 'docs/deploy/sockbuf-exporter.service'), 'utf8');
+const DAEMONSET = readFileSync(join(ROOT, 'docs/deploy/sockbuf-exporter-daemonset.yaml'), 'utf8');
 const ROOT_ONLY = process.getuid?.() === 0 ? false : 'needs root (setpriv, a mount namespace)';
 const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
 
@@ -102,6 +102,57 @@ test('the systemd unit: sockbuf exporter as an unprivileged dynamic user with tw
   assert.equal(service.get('ProtectProc'), undefined, 'every process stays visible for the names');
   assert.deepEqual(service.get('RestrictAddressFamilies'), ['AF_INET AF_INET6 AF_NETLINK AF_UNIX']);
   assert.deepEqual(unit.get('Install')?.get('WantedBy'), ['multi-user.target']);
+  assert.deepEqual(service.get('IPAddressDeny'), ['any']);
+  assert.match(service.get('IPAddressAllow')?.[0] ?? '', /^localhost /);
+  assert.deepEqual(service.get('MemoryMax'), ['384M']);
+  assert.deepEqual(service.get('SystemCallFilter'), ['@system-service', '~@privileged @resources']);
+});
+
+test('systemd-analyze security rates the unit at most 3.0 (offline, as a file)', {
+  skip:
+    spawnSync('systemd-analyze', ['security', '--help']).status !== 0
+      ? 'systemd-analyze is not installed'
+      : false,
+}, () => {
+  const file = join(tmpdir(), `sockbuf-exporter-${process.pid}.service`);
+  try {
+    writeFileSync(file, UNIT);
+    const r = spawnSync('systemd-analyze', ['security', '--offline=yes', '--no-pager', file], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const level = /Overall exposure level for \S+: ([\d.]+)/.exec(r.stdout)?.[1];
+    assert.ok(level, `${r.stdout}${r.stderr}`);
+    assert.ok(Number(level) <= 3.0, `exposure ${level}`);
+    // and it can fail: the unit without its sandboxing rates worse
+    writeFileSync(file, UNIT.replace(/^(SystemCallFilter|IPAddress\w+|ProtectSystem|Protect\w+)=.*$/gm, ''));
+    const bare = spawnSync('systemd-analyze', ['security', '--offline=yes', '--no-pager', file], {
+      encoding: 'utf8',
+    });
+    assert.ok(Number(/Overall exposure level for \S+: ([\d.]+)/.exec(bare.stdout)?.[1]) > 3.0, bare.stdout);
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
+
+test("the DaemonSet's command line on an IPv6 node: [$(HOST_IP)]:9477 with HOST_IP=::1 serves, as does an IPv4 one", {
+  timeout: 60_000,
+}, async () => {
+  const [c] = parse(DAEMONSET).spec.template.spec.containers;
+  for (const hostIp of ['::1', '127.0.0.1']) {
+    // the kubelet substitutes $(HOST_IP) from status.hostIP; port 0 instead of 9477
+    const args = (c.args as string[]).map((a) => a.replace('$(HOST_IP)', hostIp).replace(':9477', ':0'));
+    const { metrics, stderr } = await scrape(process.execPath, [...SOCKBUF_ARGV, ...args]);
+    const shown = hostIp.includes(':') ? `[${hostIp}]` : hostIp;
+    assert.match(stderr, new RegExp(`serving http://${shown.replace(/[[\].]/g, '\\$&')}:\\d+/metrics`));
+    assert.match(metrics, /^sockbuf_build_info\{/m);
+  }
+  // what the manifest said before: an IPv6 address without brackets is refused (exit 2)
+  const old = spawnSync(process.execPath, [...SOCKBUF_ARGV, 'exporter', '--listen', '::1:0'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(old.status, 2, old.stderr);
 });
 
 test('systemd-analyze verify accepts the unit (ExecStart pointed at this checkout)', {
@@ -175,11 +226,14 @@ test('the DaemonSet: host network and PIDs, read-only root, uid 0 with two capab
   assert.equal(pod.dnsPolicy, 'ClusterFirstWithHostNet');
   assert.equal(pod.containers.length, 1);
   const [c] = pod.containers;
-  assert.deepEqual(c.args, ['exporter', '--listen', '$(HOST_IP):9477']);
+  assert.deepEqual(c.args, ['exporter', '--listen', '[$(HOST_IP)]:9477']);
   assert.deepEqual(c.env, [{ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }]);
   assert.deepEqual(c.ports, [{ name: 'metrics', containerPort: 9477 }]);
-  assert.equal(c.readinessProbe.httpGet.port, 'metrics');
-  assert.equal(c.livenessProbe.httpGet.port, 'metrics');
+  for (const probe of [c.readinessProbe, c.livenessProbe])
+    assert.deepEqual(probe.httpGet, { path: '/metrics', port: 'metrics' });
+  // from the measured peak at 10 000 sockets (docs/fleet.md#memory), with headroom
+  assert.equal(c.resources.limits.memory, '384Mi');
+  assert.match(c.image, /^sockbuf-exporter:\d+\.\d+\.\d+$/, 'the image docs/deploy/Dockerfile builds');
   const sc = c.securityContext;
   assert.equal(sc.readOnlyRootFilesystem, true);
   assert.equal(sc.allowPrivilegeEscalation, false);
@@ -194,7 +248,7 @@ test('run as the DaemonSet says: read-only root, its capabilities, a process of 
 }, async () => {
   const [c] = parse(DAEMONSET).spec.template.spec.containers;
   const caps: string[] = c.securityContext.capabilities.add.map(capName);
-  const args = (c.args as string[]).map((a) => a.replace('$(HOST_IP):9477', '127.0.0.1:0'));
+  const args = (c.args as string[]).map((a) => a.replace('$(HOST_IP)', '127.0.0.1').replace(':9477', ':0'));
   const owner = await droppingSocket();
   try {
     const set = `-all,${caps.map((x) => `+${x}`).join(',')}`;

@@ -3,25 +3,27 @@
 // uses sockbuf (registerMetrics through startExporter({ own: true })), and evaluates the shipped
 // rules. Meanwhile this test makes a pinned socket carry load and floods a small UDP receive buffer.
 // The pinned-socket and UDP-drop alerts must reach `firing` in Prometheus's own /api/v1/alerts, and
-// every panel query of docs/grafana-sockbuf.json must evaluate without error and return data.
+// every panel query of docs/deploy/grafana-sockbuf-fleet.json must return data against the standalone
+// exporter, and of grafana-sockbuf-app.json against the application.
 //
-// The rules are docs/sockbuf-rules.yml with every `for:` cut to 1s (the shipped 5m/10m would make a
+// The rules are docs/deploy/sockbuf-rules.yml with every `for:` cut to 1s (the shipped 5m/10m would make a
 // test of minutes); the expressions are the shipped ones, unchanged. Everything started here (the
 // prometheus and exporter processes by pid, sockets, the temp dir) is removed in `finally`.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import bcrypt from 'bcryptjs';
 import { freePort } from '../../scripts/lib/ports.js';
 import { connect, createUdpReceiver, createUdpSender, listenPinned } from '../../src/index.js';
 import { startExporter } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
 
-const DOCS = new URL('../../docs/', import.meta.url);
+const DOCS = new URL('../../docs/deploy/', import.meta.url);
 /** How long the alerts get to fire: flags need two scrapes, then `for` (1s) and an evaluation. */
 const DEADLINE_MS = 45_000;
 
@@ -147,9 +149,8 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
       }
     })().catch(() => {});
     waits.push(consuming);
-    const tx = createUdpSender({ type: 'udp4' });
+    const tx = await createUdpSender({ type: 'udp4' });
     cleanup.push(() => tx.close());
-    await tx.ready();
     const burst = Array.from({ length: 200 }, () => Buffer.alloc(512, 1));
     const flood = setInterval(() => {
       try {
@@ -245,34 +246,227 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
     );
     process.stderr.write(`# alerts firing ${seconds}s after Prometheus started\n`);
 
-    // every panel query of the dashboard, as Grafana sends it with "All" instances
-    const dashboard = JSON.parse(readFileSync(new URL('grafana-sockbuf.json', DOCS), 'utf8'));
-    const exprs: string[] = [];
-    const walk = (panels: { targets?: { expr?: string }[]; panels?: unknown[] }[]) => {
-      for (const p of panels) {
-        for (const t of p.targets ?? []) if (t.expr) exprs.push(t.expr);
-        walk((p.panels ?? []) as typeof panels);
-      }
+    // every panel query of each dashboard, as Grafana sends it with its instance picked: the fleet
+    // dashboard's against the standalone exporter alone, the application one's against the app
+    const panelQueries = (file: string) => {
+      const exprs: string[] = [];
+      const walk = (panels: { targets?: { expr?: string }[]; panels?: unknown[] }[]) => {
+        for (const p of panels) {
+          for (const t of p.targets ?? []) if (t.expr) exprs.push(t.expr);
+          walk((p.panels ?? []) as typeof panels);
+        }
+      };
+      walk(JSON.parse(readFileSync(new URL(file, DOCS), 'utf8')).panels);
+      return exprs;
     };
-    walk(dashboard.panels);
-    assert.ok(exprs.length >= 20, `${exprs.length} panel queries`);
     const empty: string[] = [];
-    for (const expr of exprs) {
-      const q = expr.replaceAll('$instance', '.+').replaceAll('$__rate_interval', '10s');
-      assert.doesNotMatch(q, /\$/, 'every dashboard variable substituted');
-      const data = (await api(`query?query=${encodeURIComponent(q)}`)) as { result: unknown[] };
-      if (data.result.length === 0) empty.push(q);
+    let count = 0;
+    for (const [file, instance] of [
+      ['grafana-sockbuf-fleet.json', exporterTarget],
+      ['grafana-sockbuf-app.json', appTarget],
+    ]) {
+      for (const expr of panelQueries(file)) {
+        count++;
+        const q = expr
+          .replaceAll('$instance', instance.replaceAll('.', '\\\\.'))
+          .replaceAll('$__rate_interval', '10s');
+        assert.doesNotMatch(q, /\$/, 'every dashboard variable substituted');
+        const data = (await api(`query?query=${encodeURIComponent(q)}`)) as { result: unknown[] };
+        if (data.result.length === 0) empty.push(`${file}: ${q}`);
+      }
     }
+    assert.ok(count >= 20, `${count} panel queries`);
     assert.deepEqual(empty, [], 'every panel query returns data');
-    // the dashboard's variable: label_values(sockbuf_sockets, instance)
+    // the fleet dashboard's variable: label_values(sockbuf_sockets, instance)
     const instances = (await api(`label/instance/values?match[]=sockbuf_sockets`)) as string[];
-    assert.ok(instances.includes(exporterTarget) && instances.includes(appTarget), instances.join(', '));
+    assert.ok(instances.includes(exporterTarget), instances.join(', '));
   } finally {
     stopping.abort();
     await stop(prometheus);
     await stop(exporter);
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => {});
     await Promise.race([Promise.all(waits), sleep(5000)]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Issue 36: the same Prometheus scrapes sockbuf over TLS with basic auth, from a web configuration in
+// exporter-toolkit's format (certificate made here with openssl), while a second job with a wrong
+// password gets 401 and no metrics; curl, a TLS client sockbuf did not write, is let in and turned
+// away the same way. The exporter runs with --no-host-counters beside a real node_exporter 1.5 with
+// its default netstat fields: TcpExt_TCPMemoryPressures is missing, so the guard for it must fire and
+// name the flag, and the guards for the series node_exporter does export must not. Then the exporter
+// is stopped and SockbufExporterDown must fire.
+test('over TLS with basic auth: a wrong password gets 401, a missing series and a stopped exporter fire their guards', {
+  timeout: 90_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sockbuf-prometheus-tls-'));
+  let exporter: ReturnType<typeof run> | undefined;
+  let node: ReturnType<typeof run> | undefined;
+  let prometheus: ReturnType<typeof run> | undefined;
+  try {
+    const [exporterPort, nodePort, promPort] = [await freePort(), await freePort(), await freePort()];
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1']
+        .concat(['-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt'), '-subj', '/CN=sockbuf'])
+        .concat(['-addext', 'subjectAltName=IP:127.0.0.1']),
+      { stdio: 'ignore' },
+    );
+    const password = 'scrape-me';
+    writeFileSync(
+      join(dir, 'web.yml'),
+      `tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n` +
+        `basic_auth_users:\n  prometheus: ${bcrypt.hashSync(password, 10)}\n`,
+    );
+    const target = `127.0.0.1:${exporterPort}`;
+    const shipped = readFileSync(new URL('sockbuf-rules.yml', DOCS), 'utf8');
+    writeFileSync(join(dir, 'rules.yml'), shipped.replace(/^( {8}for: )"\d+m"$/gm, '$1"1s"'));
+    const tlsJob = (job_name: string, pass: string) => ({
+      job_name,
+      scheme: 'https',
+      tls_config: { ca_file: join(dir, 'tls.crt') },
+      basic_auth: { username: 'prometheus', password: pass },
+      static_configs: [{ targets: [target] }],
+    });
+    const config = {
+      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      rule_files: [join(dir, 'rules.yml')],
+      scrape_configs: [
+        tlsJob('sockbuf', password),
+        tlsJob('sockbuf-wrong-password', 'guess'),
+        { job_name: 'node', static_configs: [{ targets: [`127.0.0.1:${nodePort}`] }] },
+      ],
+    };
+    writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config));
+    prometheus = run('prometheus', [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--log.level=warn',
+    ]);
+    const started = performance.now();
+    node = run('prometheus-node-exporter', [
+      `--web.listen-address=127.0.0.1:${nodePort}`,
+      '--collector.disable-defaults',
+      '--collector.netstat',
+      '--collector.softnet',
+    ]);
+    node.child.on('error', (e) =>
+      assert.fail(`node_exporter: ${e.message} (Debian package prometheus-node-exporter)`),
+    );
+    exporter = run(process.execPath, [
+      ...SOCKBUF_ARGV,
+      'exporter',
+      '--listen',
+      target,
+      '--no-host-counters',
+      '--web.config.file',
+      join(dir, 'web.yml'),
+    ]);
+    for (let i = 0; i < 300 && !/serving https/.test(exporter.log()); i++) await sleep(50);
+    assert.match(exporter.log(), new RegExp(`serving https://${target}/metrics`), 'the exporter started');
+
+    // curl: the right password gets metrics over TLS, a wrong one 401 with WWW-Authenticate and none
+    const curl = (user: string) =>
+      new Promise<string>((resolve) =>
+        execFile(
+          'curl',
+          [
+            '-sS',
+            '-D',
+            '-',
+            '--max-time',
+            '10',
+            '--cacert',
+            join(dir, 'tls.crt'),
+            '-u',
+            user,
+            `https://${target}/metrics`,
+          ],
+          { encoding: 'utf8' },
+          (err, stdout, stderr) => resolve(err ? `${stdout}${stderr}` : stdout),
+        ),
+      );
+    const ok = await curl(`prometheus:${password}`);
+    assert.match(ok, /^HTTP\/1\.1 200/);
+    assert.match(ok, /^sockbuf_build_info\{/m);
+    const refused = await curl('prometheus:guess');
+    assert.match(refused, /^HTTP\/1\.1 401/);
+    assert.match(refused, /^www-authenticate: Basic/im);
+    assert.doesNotMatch(refused, /sockbuf_/);
+
+    const api = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/${path}`);
+      const body = (await res.json()) as { status: string; data: unknown; error?: string };
+      assert.equal(body.status, 'success', `${path}: ${body.error}`);
+      return body.data;
+    };
+    const alerts = async () => ((await api('alerts')) as { alerts: Alert[] }).alerts;
+    const until = async (what: string, done: (a: Alert[]) => boolean) => {
+      let seen: Alert[] = [];
+      while (performance.now() - started < DEADLINE_MS * 1.5) {
+        assert.equal(prometheus?.child.exitCode, null, `prometheus exited: ${prometheus?.log()}`);
+        seen = await alerts().catch(() => []);
+        if (done(seen)) return seen;
+        await sleep(250);
+      }
+      assert.fail(
+        `${what} after ${((performance.now() - started) / 1000).toFixed(1)}s: ${JSON.stringify(seen.map((a) => ({ ...a.labels, state: a.state })))}`,
+      );
+    };
+    const firing = (a: Alert[], name: string, labels: Record<string, string> = {}) =>
+      a.filter(
+        (x) =>
+          x.labels.alertname === name &&
+          x.state === 'firing' &&
+          Object.entries(labels).every(([k, v]) => x.labels[k] === v),
+      );
+    const pressure = { series: 'node_netstat_TcpExt_TCPMemoryPressures', instance: target, job: 'sockbuf' };
+    const guards = await until(
+      'SockbufSeriesAbsent for TCPMemoryPressures not firing',
+      (a) => firing(a, 'SockbufSeriesAbsent', pressure).length > 0,
+    );
+    assert.match(
+      firing(guards, 'SockbufSeriesAbsent', pressure)[0].annotations.description,
+      /--collector\.netstat\.fields='[^']*TCPMemoryPressures/,
+    );
+    // node_exporter exports the others: their guards stay quiet
+    assert.deepEqual(
+      guards.filter((a) => a.labels.alertname === 'SockbufSeriesAbsent').map((a) => a.labels.series),
+      ['node_netstat_TcpExt_TCPMemoryPressures'],
+    );
+
+    // Prometheus's own view: the TLS job up, the wrong password's job down with a 401
+    const targets = (await api('targets')) as {
+      activeTargets: { labels: { job: string }; health: string; lastError: string }[];
+    };
+    const job = (name: string) => targets.activeTargets.find((t) => t.labels.job === name);
+    assert.equal(job('sockbuf')?.health, 'up', job('sockbuf')?.lastError);
+    assert.equal(job('sockbuf-wrong-password')?.health, 'down');
+    assert.match(job('sockbuf-wrong-password')?.lastError ?? '', /401/);
+    const wrongSeries = (await api(
+      `query?query=${encodeURIComponent('count({job="sockbuf-wrong-password",__name__=~"sockbuf_.+"})')}`,
+    )) as { result: unknown[] };
+    assert.deepEqual(wrongSeries.result, [], 'no sockbuf series through the wrong password');
+
+    // the exporter stops: its scrape fails, and the down guard fires for it (not for the job that never got in)
+    await stop(exporter);
+    const down = await until(
+      'SockbufExporterDown not firing',
+      (a) => firing(a, 'SockbufExporterDown').length > 0,
+    );
+    assert.deepEqual(
+      firing(down, 'SockbufExporterDown').map((a) => `${a.labels.job} ${a.labels.instance}`),
+      [`sockbuf ${target}`],
+    );
+    process.stderr.write(
+      `# guards fired ${((performance.now() - started) / 1000).toFixed(1)}s after Prometheus started\n`,
+    );
+  } finally {
+    await stop(prometheus);
+    await stop(exporter);
+    await stop(node);
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,4 +1,4 @@
-// The shipped alerting rules (docs/sockbuf-rules.yml) against the real promtool (Debian package
+// The shipped alerting rules (docs/deploy/sockbuf-rules.yml) against the real promtool (Debian package
 // `prometheus`, installed by .ci/run): the file is what `sockbuf exporter --print-rules` prints,
 // `promtool check rules` accepts it, and `promtool test rules` runs input series for every alert,
 // firing and not firing, with the annotations each one renders (socket, process, what to do).
@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { alertRules, rulesYaml } from '../../src/observe/alerts.js';
+import { alertRules, RUNBOOKS, rulesYaml } from '../../src/observe/alerts.js';
+import { NEEDED_SERIES } from '../../src/observe/guard-alerts.js';
 import { KNOWN_PROGRAMS } from '../../src/observe/programs.js';
 import { ADVICE, type Advice } from '../../src/policy/advice.js';
 
-const RULES = fileURLToPath(new URL('../../docs/sockbuf-rules.yml', import.meta.url));
+const RULES = fileURLToPath(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url));
 
 function promtool(...args: string[]) {
   const r = spawnSync('promtool', args, { encoding: 'utf8', timeout: 60_000 });
@@ -22,11 +23,11 @@ function promtool(...args: string[]) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-test('docs/sockbuf-rules.yml is what rulesYaml() writes, and promtool check rules accepts it', () => {
+test('docs/deploy/sockbuf-rules.yml is what rulesYaml() writes, and promtool check rules accepts it', () => {
   assert.equal(
     readFileSync(RULES, 'utf8'),
     rulesYaml(),
-    'regenerate it: node dist/cli/main.js exporter --print-rules > docs/sockbuf-rules.yml',
+    'regenerate it: node dist/cli/main.js exporter --print-rules > docs/deploy/sockbuf-rules.yml',
   );
   const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
   const r = promtool('check', 'rules', '--lint=all', '--lint-fatal', RULES);
@@ -52,6 +53,8 @@ test('promtool check rules fails on a broken rule (the check can fail)', () => {
 
 const H1 = { instance: 'host1:9477', job: 'sockbuf' };
 const H2 = { instance: 'host2:9477', job: 'sockbuf' };
+const H3 = { instance: 'host3:9477', job: 'sockbuf' };
+const H4 = { instance: 'host4:9477', job: 'sockbuf' };
 type Labels = Record<string, string>;
 const series = (name: string, labels: Labels, values: string) => ({
   series: `${name}{${Object.entries(labels)
@@ -123,12 +126,22 @@ const input = [
   series('node_netstat_TcpExt_ListenDrops', H1, '0+60x40'),
   series('node_netstat_TcpExt_ListenDrops', H2, '3x40'),
   series('node_netstat_TcpExt_TCPMemoryPressures', H1, '0+1x40'),
-  series('node_netstat_TcpExt_TCPMemoryPressures', H2, '0x40'),
+  // host2's from node_exporter (port 9100), which the guards must see as the same host
+  series('node_netstat_TcpExt_TCPMemoryPressures', { instance: 'host2:9100', job: 'node' }, '0x40'),
   series('node_softnet_dropped_total', { ...H1, cpu: '0' }, '0+120x40'),
   series('node_softnet_dropped_total', { ...H1, cpu: '1' }, '0x40'),
   series('node_softnet_dropped_total', { ...H2, cpu: '0' }, '5x40'),
   series('node_softnet_times_squeezed_total', { ...H1, cpu: '0' }, '0+30x40'),
   series('node_softnet_times_squeezed_total', { ...H2, cpu: '0' }, '0x40'),
+  // the guards: host3's exporter stops answering at 10 minutes; host4's host has no node_* series
+  ...[H1, H2, H4].flatMap((h) => [
+    series('up', h, '1x40'),
+    series('sockbuf_build_info', { ...h, version: '0.1.0' }, '1x40'),
+  ]),
+  series('up', H3, '1x10 0x30'),
+  series('sockbuf_build_info', { ...H3, version: '0.1.0' }, '1x10 stale'),
+  series('sockbuf_scrape_collector_success', { ...H1, collector: 'sockets' }, '1x40'),
+  series('sockbuf_scrape_collector_success', { ...H1, collector: 'owners' }, '0x40'),
 ];
 
 const BEAM = KNOWN_PROGRAMS[0];
@@ -231,6 +244,29 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
       `softnet_stat drops rise on host1:9477. ${cause(ADVICE.softnetDropped)}`,
     ),
   ],
+  SockbufExporterDown: [
+    alert(
+      { ...H3, severity: 'warning' },
+      'sockbuf exporter host3:9477 (job sockbuf) is down',
+      'Prometheus cannot scrape host3:9477: no socket or host series, and no sockbuf alert can fire for it. ' +
+        'Check the service (systemctl status sockbuf-exporter, or the pod) and its log.',
+    ),
+  ],
+  SockbufCollectorFailed: [
+    alert(
+      { ...H1, collector: 'owners', severity: 'warning' },
+      'sockbuf exporter host1:9477: collector owners fails',
+      'The collector owners failed in its last run on host1:9477: its series are left out, and the alerts over ' +
+        "them cannot fire. The exporter's log (stderr) says why.",
+    ),
+  ],
+  SockbufSeriesAbsent: NEEDED_SERIES.map(({ series, neededBy, restore }) =>
+    alert(
+      { ...H4, host: 'host4', series, severity: 'warning' },
+      `No job exports ${series} for the host of host4:9477: ${neededBy} cannot fire there`,
+      `${neededBy} reads ${series}, and no target on the host of host4:9477 exports it. To restore it: ${restore}.`,
+    ),
+  ),
   SockbufSoftnetTimesSqueezed: [
     alert(
       { ...H1, severity: 'info' },
@@ -241,8 +277,14 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
 };
 
 test('promtool test rules: every alert fires on its input series and on nothing else', () => {
-  const names = alertRules().flatMap((g) => g.rules.map((r) => r.alert));
+  const names = [...new Set(alertRules().flatMap((g) => g.rules.map((r) => r.alert)))];
   assert.deepEqual(Object.keys(firing).sort(), [...names].sort(), 'a case for every shipped alert');
+  // every alert links its runbook section
+  const runbook = (alertname: string) =>
+    firing[alertname].map((a) => ({
+      ...a,
+      exp_annotations: { ...a.exp_annotations, runbook_url: `${RUNBOOKS}#${alertname.toLowerCase()}` },
+    }));
   const doc = {
     rule_files: [RULES],
     evaluation_interval: '1m',
@@ -253,7 +295,7 @@ test('promtool test rules: every alert fires on its input series and on nothing 
         alert_rule_test: [
           // before any `for` has passed: pending, not firing
           ...names.map((alertname) => ({ eval_time: '30s', alertname, exp_alerts: [] })),
-          ...names.map((alertname) => ({ eval_time: '25m', alertname, exp_alerts: firing[alertname] })),
+          ...names.map((alertname) => ({ eval_time: '25m', alertname, exp_alerts: runbook(alertname) })),
         ],
       },
     ],
@@ -279,4 +321,22 @@ test('promtool test rules: every alert fires on its input series and on nothing 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('every alert has its runbook section in docs/runbooks.md, and its runbook_url points at it', () => {
+  const runbooks = readFileSync(new URL('../../docs/runbooks.md', import.meta.url), 'utf8');
+  const sections = [...runbooks.matchAll(/^## (\w+)$/gm)].map((m) => m[1]);
+  const rules = alertRules().flatMap((g) => g.rules);
+  const names = [...new Set(rules.map((r) => r.alert))];
+  assert.deepEqual([...sections].sort(), [...names].sort(), 'one section per alert, no other');
+  for (const r of rules) {
+    assert.equal(r.annotations.runbook_url, `${RUNBOOKS}#${r.alert.toLowerCase()}`);
+    const section = runbooks.split(`## ${r.alert}\n`)[1].split('\n## ')[0];
+    for (const part of ['**Means**', '**Confirm**', '**Change**'])
+      assert.ok(section.includes(part), `${r.alert}: ${part}`);
+  }
+  // the node_exporter flag the guard names is the one the runbook gives
+  const absent = rules.find((r) => r.labels.series === 'node_netstat_TcpExt_TCPMemoryPressures');
+  const flag = /--collector\.netstat\.fields='[^']+'/.exec(absent?.annotations.description ?? '')?.[0];
+  assert.ok(flag && runbooks.includes(flag), String(flag));
 });

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { chooseSockets, startExporter } from '../../src/observe/exporter.js';
+import { chooseSockets, groupSeries } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
 import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
 
@@ -41,7 +42,7 @@ function parseText(text: string): { samples: Sample[]; types: Map<string, string
 
 test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP socket with drops', async () => {
   // other programs on a shared host may have more flagged sockets than ours: no top limit here
-  const exp = await startExporter({ port: 0, top: 100_000 });
+  const exp = await startExporter({ port: 0, top: 10_000 });
   const narrow = await startExporter({ port: 0, top: 1 });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
@@ -135,7 +136,7 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     'import socket,sys\nl=socket.socket()\nl.bind(("127.0.0.1",0))\nl.listen(1)\n' +
       'print(l.getsockname()[1],flush=True)\nsys.stdin.read()',
   ]);
-  const exp = await startExporter({ port: 0, top: 100_000, hostCounters: false });
+  const exp = await startExporter({ port: 0, top: 10_000, hostCounters: false });
   const clients: net.Socket[] = [];
   try {
     const [line] = (await once(py.stdout, 'data')) as [Buffer];
@@ -186,8 +187,8 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
 
 test('promtool check metrics accepts a scrape with per-socket series; with host counters, only the names node_exporter uses are linted', async () => {
   // a UDP socket that drops, so that sockbuf_socket_* and sockbuf_socket_owner_info have samples
-  const full = await startExporter({ port: 0, top: 100_000, own: true });
-  const ours = await startExporter({ port: 0, top: 100_000, own: true, hostCounters: false });
+  const full = await startExporter({ port: 0, top: 10_000, own: true });
+  const ours = await startExporter({ port: 0, top: 10_000, own: true, hostCounters: false });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
   try {
@@ -269,23 +270,98 @@ test('chooseSockets: flagged first, then the most limited, never more than top',
   assert.equal(chooseSockets(rows, 0).length, 0);
 });
 
-test('docs/grafana-sockbuf.json parses and asks only for metrics sockbuf exports', async () => {
+test('the dashboards parse; the fleet one asks only for what the exporter exports, the application one for registerMetrics', async () => {
   const { readFileSync } = await import('node:fs');
   const { Registry } = await import('prom-client');
   const { registerMetrics } = await import('../../src/observe/metrics.js');
   const { registerSocketMetrics } = await import('../../src/observe/exporter.js');
   const { registerHostMetrics } = await import('../../src/observe/host-metrics.js');
-  const dash = JSON.parse(readFileSync(new URL('../../docs/grafana-sockbuf.json', import.meta.url), 'utf8'));
-  const r = new Registry();
-  registerMetrics(r);
-  registerSocketMetrics(r);
-  registerHostMetrics(r);
-  const known = new Set(r.getMetricsAsArray().map((m) => m.name));
-  const text = JSON.stringify(dash);
-  const exprs: string[] = text.match(/(node_netstat|node_softnet|node_sockstat|sockbuf)_\w+/g) ?? [];
-  assert.ok(exprs.length > 10);
-  for (const name of exprs) assert.ok(known.has(name), `${name} is not exported`);
+  const { registerBuildInfo, registerScrapeMetrics, Collectors } = await import(
+    '../../src/observe/self-metrics.js'
+  );
+  const read = (f: string) => readFileSync(new URL(`../../docs/deploy/${f}`, import.meta.url), 'utf8');
+  const names = (text: string) =>
+    text.match(/\b(node_netstat|node_softnet|node_sockstat|sockbuf|process)_\w+/g) ?? [];
+  const exporter = new Registry();
+  registerBuildInfo(exporter);
+  registerSocketMetrics(exporter);
+  registerHostMetrics(exporter);
+  registerScrapeMetrics(exporter, new Collectors(), () => 0);
+  const app = new Registry();
+  registerMetrics(app);
+  for (const [file, registry] of [
+    ['grafana-sockbuf-fleet.json', exporter],
+    ['grafana-sockbuf-app.json', app],
+  ] as const) {
+    const text = read(file);
+    const dash = JSON.parse(text);
+    assert.match(dash.description, /^Needs /, `${file} says what it needs`);
+    const known = new Set(registry.getMetricsAsArray().map((m) => m.name));
+    const exprs = (dash.panels as { targets?: { expr: string }[] }[]).flatMap((p) =>
+      (p.targets ?? []).map((t) => t.expr),
+    );
+    const used = names(exprs.join('\n'));
+    assert.ok(used.length > 5, file);
+    for (const name of used) assert.ok(known.has(name), `${file}: ${name} is not exported there`);
+  }
   // per-socket panels label by role, address and port (the labels sockbuf_socket_* carry)
-  assert.doesNotMatch(text, /local_port|remote_port/);
-  assert.match(text, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
+  const fleet = read('grafana-sockbuf-fleet.json');
+  assert.doesNotMatch(fleet, /local_port|remote_port/);
+  assert.match(fleet, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
+});
+
+test('groupSeries: a listener series gathers all its connections (the busiest one counts); client series keep their pid', () => {
+  const base = {
+    protocol: 'tcp' as const,
+    family: 4 as const,
+    localAddress: '127.0.0.1',
+    remoteAddress: '127.0.0.1',
+    inode: 0,
+    cookie: '',
+    limited: false,
+    flags: [],
+  };
+  const rows: InspectedSocket[] = [
+    { ...base, state: 'listen', localPort: 5672, remotePort: 0, remoteAddress: '0.0.0.0' },
+    // the broker's socket to the publisher: flagged, so the listener series is chosen
+    {
+      ...base,
+      state: 'established',
+      localPort: 5672,
+      remotePort: 40001,
+      busyRatio: 0.15,
+      limited: true,
+      flags: [{ kind: 'pinned-rcvbuf', reason: '' }],
+    },
+    // the broker's socket to the consumer: busy 95 %, not chosen by itself (top 2)
+    { ...base, state: 'established', localPort: 5672, remotePort: 40002, busyRatio: 0.95 },
+    // the publisher and the consumer, two processes connecting to the broker
+    {
+      ...base,
+      state: 'established',
+      localPort: 40001,
+      remotePort: 5672,
+      pid: 11,
+      limited: true,
+      flags: [{ kind: 'rwnd-limited', reason: '' }],
+    },
+    {
+      ...base,
+      state: 'established',
+      localPort: 40002,
+      remotePort: 5672,
+      pid: 12,
+      limited: true,
+      flags: [{ kind: 'stalled-reader', reason: '' }],
+    },
+  ];
+  const groups = groupSeries(rows, 3);
+  const listener = groups.find((g) => g.labels.role === 'listener');
+  assert.equal(listener?.rows.length, 3, 'the listen socket and both connections');
+  assert.equal(Math.max(...(listener?.rows.map((r) => r.busyRatio ?? 0) ?? [])), 0.95);
+  const clients = groups.filter((g) => g.labels.role === 'client').map((g) => g.labels);
+  assert.deepEqual(clients, [
+    { protocol: 'tcp', role: 'client', address: '127.0.0.1', port: '5672', pid: '11' },
+    { protocol: 'tcp', role: 'client', address: '127.0.0.1', port: '5672', pid: '12' },
+  ]);
 });

@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { listeningPorts, socketSeries, startExporter } from '../../src/observe/exporter.js';
+import { listeningPorts, socketSeries } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import {
   BUFFER_NETSTAT_FIELDS,
   NODE_EXPORTER_NETSTAT_FIELDS,

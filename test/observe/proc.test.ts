@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import {
-  hostInfo,
-  parseProcStat,
-  parseSnmp,
-  parseSoftnetDrops,
-  processRunning,
-  readSysctl,
-  runningInGroup,
-} from '../../src/observe/proc.js';
+import { hostInfo, parseSnmp, parseSoftnetDrops, readSysctl } from '../../src/observe/proc.js';
+import { parseProcStat, processRunning, runningInGroup } from '../../src/sys/process.js';
 
 test('parseSnmp pairs header and value lines per protocol', () => {
   const t = 'Udp: InDatagrams NoPorts InErrors RcvbufErrors\nUdp: 10 2 3 4\nTcp: RtoMin\nTcp: 200\n';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
-import { startExporter } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { parseProbeQuery, probeHandler, probeTimes } from '../../src/serve/probe-http.js';
 
 /** A server that accepts and never answers; counts the connections open now. */
@@ -123,6 +123,8 @@ test('403 outside the allow-list, 429 for a target being probed, 503 past the ca
     await until('the first probe connected', () => a.open.size === 1);
     const again = await fetch(probeUrl(base, a.port));
     assert.equal(again.status, 429);
+    // the running probe's cap (1.5 s) is at most 2 s away
+    assert.match(again.headers.get('retry-after') ?? '', /^[12]$/);
     assert.match(
       await again.text(),
       /^iperf3 127\.0\.0\.1:\d+ is being probed: one probe per target at a time\n$/,
@@ -146,10 +148,21 @@ test('403 outside the allow-list, 429 for a target being probed, 503 past the ca
     const next = await fetch(probeUrl(base, a.port), { signal: AbortSignal.timeout(10_000) });
     assert.equal(next.status, 200);
     await next.text();
+    // each refusal logged with the client's address, and counted by reason on /metrics
     assert.ok(
-      lines.some((l) => /^probe refused \(429\)/.test(l)) &&
-        lines.some((l) => /^probe refused \(403\)/.test(l)),
+      lines.some((l) => /^probe refused \(429\) from 127\.0\.0\.1: /.test(l)) &&
+        lines.some((l) => /^probe refused \(403\) from 127\.0\.0\.1: /.test(l)),
+      lines.join('\n'),
     );
+    assert.ok(
+      lines.some((l) => /^probe iperf3 127\.0\.0\.1:\d+ from 127\.0\.0\.1: /.test(l)),
+      lines.join('\n'),
+    );
+    const metrics = await (await fetch(exp.url)).text();
+    assert.match(metrics, /^sockbuf_probe_refused_total\{reason="not-allowed"\} 3$/m);
+    assert.match(metrics, /^sockbuf_probe_refused_total\{reason="target-busy"\} 1$/m);
+    assert.match(metrics, /^sockbuf_probe_refused_total\{reason="too-many"\} 1$/m);
+    assert.match(metrics, /^sockbuf_probe_refused_total\{reason="bad-query"\} 0$/m);
   } finally {
     await exp.close();
     a.close();
@@ -208,4 +221,36 @@ test('a probe ends by its cap, by the scrape timeout Prometheus sends, or when i
     await wide.close();
     t.close();
   }
+});
+
+test('a 15 KB target is quoted back cut to 100 characters; an allow-list of every address is warned about', async () => {
+  const lines: string[] = [];
+  const exp = await startExporter({
+    port: 0,
+    hostCounters: false,
+    top: 0,
+    probe: probeHandler({ allow: '10.0.0.0/8,0.0.0.0/0', log: (l) => lines.push(l) }),
+  });
+  try {
+    assert.match(lines[0] ?? '', /^warning: --probe-allow 0\.0\.0\.0\/0 covers every address/);
+    const base = exp.url.replace(/\/metrics$/, '');
+    const long = 'a'.repeat(15_000);
+    const r = await fetch(`${base}/probe?target=${long}:5201&module=iperf3`);
+    assert.ok(r.status === 400 || r.status === 403, String(r.status));
+    const body = await r.text();
+    assert.ok(body.length < 400, `${body.length} characters back`);
+    assert.match(body, /a{99}… \(\d+ characters\)/);
+    assert.ok(lines.every((l) => l.length < 400));
+  } finally {
+    await exp.close();
+  }
+  // ::/0, and two halves that add up to every IPv4 address
+  for (const allow of ['::/0', '0.0.0.0/1,128.0.0.0/1']) {
+    const seen: string[] = [];
+    probeHandler({ allow, log: (l) => seen.push(l) });
+    assert.match(seen[0] ?? '', /covers every address/, allow);
+  }
+  const quiet: string[] = [];
+  probeHandler({ allow: '10.0.0.0/8,fd00::/8', log: (l) => quiet.push(l) });
+  assert.deepEqual(quiet, []);
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { freePort } from '../../scripts/lib/ports.js';
-import { startExporter } from '../../src/observe/exporter.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { probeHandler } from '../../src/serve/probe-http.js';
 
 const missing = ['prometheus', 'iperf3'].find((c) => spawnSync(c, ['--version']).status !== 0);

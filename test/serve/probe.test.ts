@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { type Exporter, startExporter } from '../../src/observe/exporter.js';
+import { type Exporter, startExporter } from '../../src/observe/exporter-server.js';
 import { probeMetrics } from '../../src/serve/probe.js';
 import { probeHandler } from '../../src/serve/probe-http.js';
 import { type ServeHandle, startServer } from '../../src/serve/server.js';
@@ -145,6 +145,20 @@ test('/probe?module=sockbuf against a real sockbuf serve: success 1, the far end
   assert.ok((m.get('sockbuf_probe_receive_buffer_bytes') ?? 0) > 0);
   assert.equal(m.get('sockbuf_probe_receive_buffer_pinned'), 0);
   assert.equal(serve.busy, false, 'the test on serve is over');
+});
+
+test('/probe?module=sockbuf against an iperf3 -s: success 0 at once, saying so, not held for the cap (20 s)', {
+  skip: iperf3Missing,
+  timeout: 60_000,
+}, async () => {
+  const started = performance.now();
+  const res = await fetch(`${base}/probe?target=127.0.0.1:${iperf3Port}&module=sockbuf`);
+  const text = await res.text();
+  const seconds = (performance.now() - started) / 1000;
+  assert.equal(parse(text).get('sockbuf_probe_success'), 0);
+  assert.match(text, /is not a sockbuf serve: it answered 0x09 \(as an iperf3 server does\)/);
+  assert.ok(seconds < 5, `took ${seconds.toFixed(1)} s of a 20 s cap`);
+  assert.equal(iperf3?.exitCode, null, 'iperf3 -s still serving');
 });
 
 test('/probe of a port where nothing listens: success 0 with the reason, at once', async () => {

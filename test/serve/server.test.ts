@@ -107,7 +107,7 @@ test('one test at a time: a second client is told busy, try again; then it gets 
     const ready = await a.startTest('tcp', {});
     await assert.rejects(
       b.startTest('tcp', {}),
-      (e: unknown) => e instanceof ServeRefused && e.code === 'busy' && /busy, try again/.test(e.message),
+      (e: unknown) => e instanceof ServeRefused && e.reason === 'busy' && /busy, try again/.test(e.message),
     );
     await blast(ready.port, 1000);
     await a.result();
@@ -286,7 +286,7 @@ test('a client killed mid-test: the far end is killed, its port freed, the next 
       try {
         ready = await c.startTest('tcp', {});
       } catch (e) {
-        if (!(e instanceof ServeRefused && e.code === 'busy')) throw e;
+        if (!(e instanceof ServeRefused && e.reason === 'busy')) throw e;
         await new Promise((r) => setTimeout(r, 100));
       }
     }

@@ -166,7 +166,7 @@ test('run() collects output; runInherit() gives the exit status; runSync() throw
   assert.equal(runSync(process.execPath, ['-e', "process.stdout.write('hi')"]), 'hi');
   assert.throws(
     () => runSync(process.execPath, ['-e', "console.error('bad thing'); process.exit(2)"]),
-    (err: unknown) => err instanceof CommandError && err.code === 2 && err.stderr === 'bad thing',
+    (err: unknown) => err instanceof CommandError && err.status === 2 && err.stderr === 'bad thing',
   );
   assert.throws(() => runSync('/nonexistent/sockbuf-no-such-file', []), CommandError);
 });

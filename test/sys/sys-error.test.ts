@@ -9,7 +9,7 @@ test('off Linux: LinuxOnlyError names the platform and carries exit status 3 (th
     (err: unknown) =>
       err instanceof LinuxOnlyError &&
       err.exitCode === 3 &&
-      err.code === 'ELINUXONLY' &&
+      err.code === 'ERR_SOCKBUF_LINUX_ONLY' &&
       /sockbuf exporter: sockbuf's kernel calls are Linux only \(this is darwin\)/.test(err.message),
   );
   assert.throws(() => assertLinux('x', 'win32'), LinuxOnlyError);

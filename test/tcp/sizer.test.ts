@@ -134,3 +134,13 @@ test('bad bounds are usage errors naming the value', () => {
     (e: unknown) => e instanceof UsageError && e.option === 'reader' && e.value === String(16 * K),
   );
 });
+
+test('size, grows and shrinks are read-only: only record() moves them', () => {
+  const s = new AdaptiveSizer({ min: 64, max: 1024 });
+  for (const field of ['size', 'grows', 'shrinks'] as const)
+    assert.throws(() => {
+      (s as unknown as Record<string, number>)[field] = 1;
+    }, TypeError);
+  s.record(64);
+  assert.deepEqual([s.size, s.grows, s.shrinks], [128, 1, 0]);
+});

@@ -7,7 +7,7 @@ const r = dgram.createSocket('udp4');
 const got: Buffer[] = [];
 r.on('message', (m) => got.push(m));
 await new Promise<void>((ok) => r.bind(0, '127.0.0.1', () => ok()));
-const s = createUdpSender({ to: `127.0.0.1:${r.address().port}`, gso: true });
+const s = await createUdpSender({ to: `127.0.0.1:${r.address().port}`, gso: true });
 let warnings = 0;
 let warning = '';
 s.onWarning = (m) => {

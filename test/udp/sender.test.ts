@@ -37,7 +37,7 @@ const gso = udpOffload().segment;
 for (const host of ['127.0.0.1', '::1']) {
   test(`${host}: plain sendmmsg delivers the caller's bytes unchanged, every size from 0 to ${MAX_DATAGRAM}`, async () => {
     const p = await peer(host);
-    const s = createUdpSender({ to: { host, port: p.port }, gso: false, batch: 8 });
+    const s = await createUdpSender({ to: { host, port: p.port }, gso: false, batch: 8 });
     try {
       const sent = [
         Buffer.alloc(0),
@@ -63,7 +63,7 @@ for (const host of ['127.0.0.1', '::1']) {
     skip: !gso && 'this kernel refuses UDP_SEGMENT',
   }, async () => {
     const p = await peer(host);
-    const s = createUdpSender({ to: { host, port: p.port }, gso: true });
+    const s = await createUdpSender({ to: { host, port: p.port }, gso: true });
     try {
       // 64-datagram runs, a run cut by a shorter datagram, a size change, a large-segment run
       const sent = [...run(150, 100, 37), ...run(10, 1200, 1), ...run(3, 20_000, 5000)];
@@ -88,7 +88,7 @@ for (const host of ['127.0.0.1', '::1']) {
 
 test('sendSegments: one buffer cut into datagrams of a size (the last shorter), without a copy', async () => {
   const p = await peer('::1');
-  const s = createUdpSender({ type: 'udp6' });
+  const s = await createUdpSender({ type: 'udp6' });
   try {
     const buf = randomBytes(100 * 70 + 30);
     const at = (i: number) => buf.subarray(i * 70, Math.min(buf.length, i * 70 + 70));
@@ -111,7 +111,7 @@ test('sendSegments: one buffer cut into datagrams of a size (the last shorter), 
 test('one destination per datagram: runs break where the destination changes; rinfo-shaped and HOST:PORT targets', async () => {
   const a = await peer('127.0.0.1');
   const b = await peer('::1');
-  const s = createUdpSender({ type: 'udp6' }); // an IPv6 socket sends to IPv4 destinations too
+  const s = await createUdpSender({ type: 'udp6' }); // an IPv6 socket sends to IPv4 destinations too
   try {
     const sent = run(200, 64);
     const to = sent.map((_, i) =>
@@ -142,7 +142,7 @@ test('one destination per datagram: runs break where the destination changes; ri
 
 test('trySendBatch sends a window [from, end) and returns how many went', async () => {
   const p = await peer('127.0.0.1');
-  const s = createUdpSender({ to: `127.0.0.1:${p.port}` });
+  const s = await createUdpSender({ to: `127.0.0.1:${p.port}` });
   try {
     const sent = run(10, 30);
     assert.equal(s.trySendBatch(sent, undefined, 3, 7), 4);
@@ -155,7 +155,7 @@ test('trySendBatch sends a window [from, end) and returns how many went', async 
 });
 
 test('bad input names the option and the value; sends after close throw; nothing is left open', async () => {
-  const s = createUdpSender({ to: '127.0.0.1:9' });
+  const s = await createUdpSender({ to: '127.0.0.1:9' });
   const usage = (re: RegExp, option?: string) => (e: unknown) =>
     e instanceof UsageError && re.test(e.message) && (option === undefined || e.option === option);
   await assert.rejects(
@@ -176,9 +176,9 @@ test('bad input names the option and the value; sends after close throw; nothing
     () => s.trySendBatch([Buffer.alloc(1), Buffer.alloc(1)], ['127.0.0.1:9']),
     usage(/to: '1 destinations'/),
   );
-  assert.throws(() => createUdpSender({ batch: 0 }), usage(/batch: '0'/, 'batch'));
-  assert.throws(() => createUdpSender({ type: 'tcp' as 'udp4' }), usage(/type: 'tcp'/, 'type'));
-  assert.throws(() => createUdpSender({ to: 'nowhere' }), usage(/to: 'nowhere'/, 'to'));
+  await assert.rejects(createUdpSender({ batch: 0 }), usage(/batch: '0'/, 'batch'));
+  await assert.rejects(createUdpSender({ type: 'tcp' as 'udp4' }), usage(/type: 'tcp'/, 'type'));
+  await assert.rejects(createUdpSender({ to: 'nowhere' }), usage(/to: 'nowhere'/, 'to'));
   const fd = s.fd;
   assert.ok(existsSync(`/proc/self/fd/${fd}`));
   s.close();
@@ -193,7 +193,7 @@ test('a datagram the kernel refuses rejects with its index, the count and the er
   const p = await peer('127.0.0.1');
   const port = p.port;
   p.close(); // nobody listens: the connected socket learns ECONNREFUSED from the ICMP reply
-  const s = createUdpSender({ to: `127.0.0.1:${port}`, gso: false, batch: 1 });
+  const s = await createUdpSender({ to: `127.0.0.1:${port}`, gso: false, batch: 1 });
   try {
     await s.sendBatch([Buffer.from('a')]);
     const e = await s.sendBatch([Buffer.from('b'), Buffer.from('c')]).then(

@@ -16,7 +16,7 @@ import {
   MAX_TEXT,
   MAX_VERDICT,
 } from './limits.js';
-import type { ResultsDocument, Verdict } from './results.js';
+import type { ResultsDocument, SeedVerdict } from './results.js';
 import { isNumeric, type Table } from './tables.js';
 import { cell } from './views.js';
 
@@ -176,7 +176,7 @@ export function metaHtml(doc: ResultsDocument, when?: string): string {
 const mark = (ok: boolean | undefined) => (ok === true ? 'ok' : ok === false ? 'bad' : 'skip');
 
 /** A verdict line, naming its file in a report of several. */
-export function verdictHtml(v: Verdict, file?: string): string {
+export function verdictHtml(v: SeedVerdict, file?: string): string {
   const from = file === undefined ? '' : `<span class="file">${txt(file)}</span> · `;
   return `<li class="${mark(v.ok)}">${from}${txt(v.text, MAX_VERDICT)}</li>`;
 }

@@ -22,7 +22,7 @@ import {
 } from './html-parts.js';
 import { count, MAX_FILES, MAX_LIST } from './limits.js';
 import { CSS, PAGE_SCRIPT } from './page-assets.js';
-import type { ResultsDocument, Verdict } from './results.js';
+import type { ResultsDocument, SeedVerdict } from './results.js';
 import { mergeResults, type Source, sources } from './sources.js';
 import { type Table, tables } from './tables.js';
 
@@ -43,7 +43,7 @@ export function chartLibrary(): string {
   return chartJs;
 }
 
-/** Every chart the page will draw, ours beside the thread's, seed by seed. */
+/** Every chart the page will draw, ours beside the thread's, seed by seed. @internal (exported for its test) */
 export function chartPairs(doc: ResultsDocument, seeds: Seed[]): { seed: string; pairs: ChartPair[] }[] {
   return seeds.map((s) => ({ seed: s.id, pairs: s.charts(doc) }));
 }
@@ -58,7 +58,7 @@ interface Part extends Source {
   /** Prefix of its chart ids (several files draw the same charts). */
   prefix: string;
   tables: Table[];
-  verdicts: Verdict[];
+  verdicts: SeedVerdict[];
 }
 
 const link = (s: Seed) =>

@@ -12,7 +12,7 @@ import { SCHEMA } from '../../sys/package.js';
 import { clip } from './limits.js';
 import { named } from './sources.js';
 
-export { mergeResults, type SourceFile, sources } from './sources.js';
+export { mergeResults } from './sources.js';
 export { SCHEMA };
 
 /** A string from input, fit for an error message: control characters escaped, cut when long. */
@@ -26,7 +26,8 @@ export interface ResultRow {
 
 export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped';
 
-export interface Verdict {
+/** What a seed's verdict says of a results document: reproduced, not reproduced or not measured, and why. */
+export interface SeedVerdict {
   seed: string;
   /** The line people read: the status, our figures beside the seed's, and the criterion. */
   text: string;
@@ -38,6 +39,7 @@ export interface Verdict {
   criterion?: string;
 }
 
+/** A sockbuf.v1 results document (`--json`, `--out`): the command, its parameters, the host and the rows. */
 export interface ResultsDocument {
   schema: typeof SCHEMA;
   version: string;
@@ -48,7 +50,7 @@ export interface ResultsDocument {
   seconds?: number;
   results: ResultRow[];
   skipped?: { scenario: string; reason: string; seed?: string }[];
-  verdicts?: Verdict[];
+  verdicts?: SeedVerdict[];
   /** A merged document's files (sources.ts), each row then naming its file in `file`. */
   files?: unknown;
   [key: string]: unknown;

@@ -1,9 +1,11 @@
 // `sockbuf bench idle`: what an idle TCP connection costs the receiving process per reader: read-buffer
 // bytes, RSS and heap per connection, after a burst on each connection (so adaptive readers grew first).
-import { formatSize, parseCount, parseList, parseSizeIn } from '../../policy/units.js';
+import { checkWhole } from '../../policy/option-registry.js';
+import { formatSize, parseList, parseSizeIn } from '../../policy/units.js';
 import { moduleFile } from '../../sys/package.js';
 import { parseReader } from '../../tcp/reader.js';
 import { lastEvent, numberField } from '../ends.js';
+import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
 import { readerLabel } from './drain.js';
 
@@ -21,7 +23,7 @@ const scenario: Scenario<Params> = {
   name: 'idle',
   description: 'memory per idle TCP connection per reader: read buffer, RSS, heap (seed 002)',
   options: [
-    { flags: '--conns <n>', description: 'idle connections', default: '10000' },
+    declaredOption('conns'),
     {
       flags: '--burst <size>',
       description: 'bytes written on each connection before it goes idle',
@@ -30,7 +32,7 @@ const scenario: Scenario<Params> = {
     { flags: '--readers <list>', description: 'readers to compare', default: 'adaptive,fixed:64K,data' },
   ],
   params: (o) => ({
-    conns: parseCount(String(o.conns), '--conns', 1, 15000),
+    conns: checkWhole('conns', o.conns, '--conns'),
     burst: parseSizeIn(String(o.burst), '--burst', 1, 1 << 30),
     readers: parseList(String(o.readers), '--readers', (v, opt) => {
       parseReader(v, opt);

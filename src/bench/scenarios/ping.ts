@@ -1,11 +1,12 @@
 // `sockbuf bench ping`: framed request/response over one TCP connection (seed 001's remoting ping):
 // round trips per second and latency p50/p99/p999 per buffer policy × size × requests in flight.
 
-import { checkWhole } from '../../policy/limits.js';
+import { checkWhole } from '../../policy/option-registry.js';
 import { parseList, parsePositiveDuration, parseSizeIn } from '../../policy/units.js';
 import { moduleFile } from '../../sys/package.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';
+import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
 import { hwmArgs, parsePolicy, WRITE_HWMS_OPTION, withHwms, writeHwms } from './tcp.js';
 
@@ -31,7 +32,7 @@ const scenario: Scenario<Params> = {
       description: 'request = response payload sizes',
       default: '250,4000,16000,100000',
     },
-    { flags: '--inflight <list>', description: 'requests in flight', default: '1,16' },
+    declaredOption('inflight', { list: true, description: 'requests in flight', default: '1,16' }),
     {
       flags: '--policies <list>',
       description: 'auto | rcvbuf=SIZE | sndbuf=SIZE | both=SIZE (pinned on both ends)',

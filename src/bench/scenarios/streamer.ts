@@ -3,8 +3,9 @@
 // hash), read in batches with a coalesce window. Per run: datagrams/s received, packets per batch,
 // receiver CPU time per datagram ("time per packet"), and drops.
 
-import { checkWhole } from '../../policy/limits.js';
-import { parseCount, parseDuration, parseList, parseSize } from '../../policy/units.js';
+import { checkWhole, parseWhole } from '../../policy/option-registry.js';
+import { parseDuration, parseList, parseSize } from '../../policy/units.js';
+import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
 
@@ -22,13 +23,13 @@ const scenario: Scenario<Params> = {
   name: 'streamer',
   description: 'agave bench-streamer: 1 vs N reuseport sockets, packets per batch, drops (seed 003)',
   options: [
-    { flags: '--sockets <list>', description: 'receiving sockets per run', default: '1,8' },
+    declaredOption('sockets', { list: true, description: 'receiving sockets per run', default: '1,8' }),
     {
       flags: '--rates <list>',
       description: "datagrams/s per run, all flows together, or 'max' (seed 003: 3000,27000,max)",
       default: 'max',
     },
-    { flags: '--flows <n>', description: 'producer sockets (distinct source ports)', default: '8' },
+    declaredOption('flows', { description: 'producer sockets (distinct source ports)', default: '8' }),
     { flags: '--coalesce <duration>', description: 'batch coalesce window', default: '1ms' },
     { flags: '--size <size>', description: 'payload bytes (agave: 1232)', default: '1232' },
     { flags: '--duration <duration>', description: 'per run', default: '5s' },
@@ -47,9 +48,9 @@ const scenario: Scenario<Params> = {
     return {
       sockets: parseList(String(o.sockets), '--sockets', (v, opt) => checkWhole('sockets', v, opt)),
       rates: parseList(String(o.rates), '--rates', (v, opt) =>
-        v === 'max' ? v : String(parseCount(v, opt, 1, 100_000_000)),
+        v === 'max' ? v : String(parseWhole(v, opt, 1, 100_000_000)),
       ),
-      flows: checkWhole('flows', String(o.flows), '--flows'),
+      flows: checkWhole('flows', o.flows, '--flows'),
       coalesce,
       size: String(o.size),
       duration: String(o.duration),

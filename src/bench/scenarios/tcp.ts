@@ -4,7 +4,7 @@
 // 'rcvbuf:229376/auto >= 0.9' prints the ratio per size. Across an RTT: --placement lab.
 import { FRAME_INDEX_BYTES } from '../../ends/hello.js';
 import { UsageError } from '../../errors.js';
-import { BUFFER_BYTES, isBufferSize } from '../../policy/limits.js';
+import { BUFFER_BYTES, isBufferSize } from '../../policy/option-registry.js';
 import { parseList, parsePositiveDuration, parseSize, parseSizeIn } from '../../policy/units.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../tcp/frame.js';
 import { lastEvent, numberField } from '../ends.js';

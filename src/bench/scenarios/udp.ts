@@ -10,15 +10,10 @@
 import { parseSendRate } from '../../ends/udp-blast.js';
 import { HEADER_BYTES } from '../../ends/udp-header.js';
 import { EnvironmentError } from '../../errors.js';
-import {
-  parseCount,
-  parseDuration,
-  parseList,
-  parsePercent,
-  parseSize,
-  parseSizeIn,
-} from '../../policy/units.js';
+import { checkWhole } from '../../policy/option-registry.js';
+import { parseDuration, parseList, parsePercent, parseSize, parseSizeIn } from '../../policy/units.js';
 import { which } from '../../sys/process.js';
+import { declaredOption } from '../options.js';
 import type { Row, Scenario } from '../scenario.js';
 import { parsePaths, type UdpPath, udpEnds, udpRow } from '../udp-ends.js';
 
@@ -55,11 +50,7 @@ const scenario: Scenario<Params> = {
       description: 'loss a run may have and still count as loss-free (--find-max)',
       default: '0.1%',
     },
-    {
-      flags: '--steps <n>',
-      description: 'bisection steps below the full-speed run (--find-max)',
-      default: '6',
-    },
+    declaredOption('steps'),
     {
       flags: '--rcvbuf <size>',
       description: 'receive buffer target of every sink (dgram and batch alike)',
@@ -87,7 +78,7 @@ const scenario: Scenario<Params> = {
       duration,
       findMax,
       tolerancePct: parsePercent(String(o.tolerance), '--tolerance') * 100,
-      steps: parseCount(String(o.steps), '--steps', 1, 20),
+      steps: checkWhole('steps', o.steps, '--steps'),
       rcvbuf: String(parseSize(String(o.rcvbuf ?? '8MiB'), '--rcvbuf')),
     };
   },

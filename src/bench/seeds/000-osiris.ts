@@ -10,7 +10,7 @@ import {
   type ResultRow,
   type ResultsDocument,
   rowsOf,
-  type Verdict,
+  type SeedVerdict,
 } from '../report/results.js';
 import { mibPerSecond } from '../report/views.js';
 import { judge, pc, type Seed, x2 } from './seed.js';
@@ -86,7 +86,7 @@ function rttText(doc: ResultsDocument, rows: ResultRow[]): string {
 }
 
 /** Pinned rcvbuf ÷ autotuned, and the pinned run's rwnd-limited share; judged across the lab. */
-function verdict(doc: ResultsDocument): Verdict | undefined {
+function verdict(doc: ResultsDocument): SeedVerdict | undefined {
   const lab = rowsOf(doc, 'tcp', 'lab');
   const rows = lab.length ? lab : rowsOf(doc, 'tcp', 'local');
   const size = rows.some((r) => param(r, 'size') === '8192') ? '8192' : undefined;

@@ -1,7 +1,14 @@
 // Seed 002: Erlang/OTP's socket read buffer, fixed at 8 KB, made adaptive (grow on full reads, cap
 // 256 KB). Measured again by the drain scenario on loopback. Pure.
 import { type ChartPair, figureValue, grouped, type SourceFigure } from '../report/charts.js';
-import { num, param, type ResultRow, type ResultsDocument, rowsOf, type Verdict } from '../report/results.js';
+import {
+  num,
+  param,
+  type ResultRow,
+  type ResultsDocument,
+  rowsOf,
+  type SeedVerdict,
+} from '../report/results.js';
 import { BYTES_PER_SECOND, cvPct, gbPerSecond } from '../report/views.js';
 import { judge, pc, type Seed, x2 } from './seed.js';
 
@@ -26,7 +33,7 @@ const drain: SourceFigure = {
 };
 
 /** The best adaptive reader against node's 'data' and the best fixed buffer. */
-function verdict(doc: ResultsDocument): Verdict | undefined {
+function verdict(doc: ResultsDocument): SeedVerdict | undefined {
   const rows = rowsOf(doc, 'drain');
   const best = (prefix: string) =>
     rows

@@ -9,7 +9,7 @@ import {
   type ResultRow,
   type ResultsDocument,
   rowsOf,
-  type Verdict,
+  type SeedVerdict,
 } from '../report/results.js';
 import { cell, DATAGRAMS_PER_SECOND } from '../report/views.js';
 import { judge, type Seed, si } from './seed.js';
@@ -36,7 +36,7 @@ const batch: SourceFigure = {
 };
 
 /** Packets per batch, 1 socket against 8, at each of the thread's rates (plain batch path). */
-function verdict(doc: ResultsDocument): Verdict | undefined {
+function verdict(doc: ResultsDocument): SeedVerdict | undefined {
   const all = rowsOf(doc, 'streamer');
   const rows = all.some((r) => pathOf(r) === 'batch') ? all.filter((r) => pathOf(r) === 'batch') : all;
   if (!rows.some((r) => param(r, 'sockets') === '1')) return undefined;

@@ -9,7 +9,7 @@ import {
   type ResultRow,
   type ResultsDocument,
   rowsOf,
-  type Verdict,
+  type SeedVerdict,
 } from '../report/results.js';
 import { askedRate, droppedPct, sentRate } from '../report/views.js';
 import { judge, pc, type Seed, si, x2 } from './seed.js';
@@ -42,7 +42,7 @@ const loss: SourceFigure = {
 };
 
 /** Loss per receive path at the top rate, and the highest loss-free rates against node:dgram's. */
-function verdict(doc: ResultsDocument): Verdict | undefined {
+function verdict(doc: ResultsDocument): SeedVerdict | undefined {
   const rows = rowsOf(doc, 'udp');
   if (!rows.length) return undefined;
   const ladder = rows.filter((r) => !isFindMax(r));

@@ -4,7 +4,7 @@
 // scenario points measure it, its verdict with the criterion it is judged by, and the charts the report
 // draws beside the thread's figures. Pure.
 import type { ChartPair, SourceFigure } from '../report/charts.js';
-import type { ResultsDocument, Verdict } from '../report/results.js';
+import type { ResultsDocument, SeedVerdict } from '../report/results.js';
 
 export type SeedId = '000' | '001' | '002' | '003' | '004';
 
@@ -32,6 +32,7 @@ export interface SuiteEntry {
   needs?: { command: string; package: string }[];
 }
 
+/** One seed: a source thread's claim, the points that measure it and how its verdict is reached. */
 export interface Seed {
   id: SeedId;
   title: string;
@@ -50,7 +51,7 @@ export interface Seed {
   /** The result tables (scenario, or `udp-max`) shown in its section. */
   tables: string[];
   /** Our figures beside the thread's, judged by the criterion; undefined when nothing measured it. */
-  verdict(doc: ResultsDocument): Verdict | undefined;
+  verdict(doc: ResultsDocument): SeedVerdict | undefined;
   /** Our charts, each beside the thread's figure it measures again. */
   charts(doc: ResultsDocument): ChartPair[];
   /** A table of our figures shaped as the thread's (seed 001's variants A–D), when measured. */
@@ -81,8 +82,8 @@ export function seedMeaning(count: number, code = (command: string) => command):
  * The verdict lines that the results support, seed by seed: each seed's own verdict, or, for a seed
  * that nothing measured, a skipped line with the reasons its entries were skipped; none when neither.
  */
-export function judgeSeeds(doc: ResultsDocument, seeds: Seed[]): Verdict[] {
-  const out: Verdict[] = [];
+export function judgeSeeds(doc: ResultsDocument, seeds: Seed[]): SeedVerdict[] {
+  const out: SeedVerdict[] = [];
   for (const s of seeds) {
     const v = s.verdict(doc);
     if (v) out.push(v);
@@ -122,7 +123,7 @@ export function judge(
   figures: string,
   ok: boolean | undefined,
   why = 'the criterion could not be judged from these results',
-): Verdict {
+): SeedVerdict {
   const status = ok === true ? 'reproduced' : ok === false ? 'not reproduced' : 'skipped';
   const head = ok === undefined ? `skipped: ${why}` : status;
   return {

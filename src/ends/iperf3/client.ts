@@ -6,11 +6,12 @@
 
 import { EnvironmentError, UsageError } from '../../errors.js';
 import type { BufferSize } from '../../policy/buffers.js';
-import { checkWhole } from '../../policy/limits.js';
+import { checkWhole } from '../../policy/option-registry.js';
 import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
-import { type Emit, openStreams, pump, ZeroSource } from '../tcp-source.js';
+import type { Emit, Iperf3BlastResult } from '../end-events.js';
+import { openStreams, pump, ZeroSource } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
@@ -25,6 +26,7 @@ import {
 } from './protocol.js';
 import { limitedShare, streamSummary } from './summary.js';
 
+/** What runIperf3Blast takes: the iperf3 server, the test's length, size, streams and direction. */
 export interface Iperf3BlastOptions {
   host: string;
   port: number;
@@ -81,7 +83,7 @@ interface Stream {
 export const IPERF3_GRACE_SECONDS = 3;
 
 /** Runs one test; resolves with this end's figures and the server's. */
-export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3BlastResult> {
   opts.signal?.throwIfAborted();
   const bound = opts.seconds + IPERF3_GRACE_SECONDS;
   const where = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
@@ -116,7 +118,7 @@ export async function runIperf3Blast(opts: Iperf3BlastOptions, emit: Emit): Prom
   }
 }
 
-async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Record<string, unknown>> {
+async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3BlastResult> {
   if (!(Number.isSafeInteger(opts.size) && opts.size >= 1 && opts.size <= IPERF3_MAX_LEN))
     throw UsageError.invalid('size', opts.size, '1 B to 1M, as iperf3 -l');
   checkWhole('parallel', opts.parallel);

@@ -8,7 +8,7 @@ import type { BufferSize, TcpBufferReport } from '../../policy/buffers.js';
 import { fdOf, tcpCongestion } from '../../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../../tcp/connection.js';
 import { formatReader, type ReaderSpec } from '../../tcp/reader.js';
-import type { Emit } from '../tcp-source.js';
+import type { Emit, Iperf3SinkResult } from '../end-events.js';
 import { sendBlocks } from './blocks.js';
 import { ControlChannel } from './control.js';
 import {
@@ -25,6 +25,7 @@ import {
 } from './protocol.js';
 import { limitedShare, streamSummary } from './summary.js';
 
+/** What an iperf3 sink takes: where it listens, its reader and buffers, and whether it serves one test. */
 export interface Iperf3SinkOptions {
   host: string;
   port: number;
@@ -68,9 +69,10 @@ const congestionOf = (t: Test) => (t.data[0] ? tcpCongestion(t.data[0].conn.sock
 const receivedBytes = (d: Data) => d.conn.reader.bytes - d.omitted.received;
 const sentBytes = (d: Data) => d.sent.bytes - d.omitted.sent;
 
+/** A receiving end that stock iperf3 clients test against (`sockbuf sink tcp --iperf3`). */
 export class Iperf3Sink {
-  readonly done: Promise<Record<string, unknown>>;
-  private finish!: (r: Record<string, unknown>) => void;
+  readonly done: Promise<Iperf3SinkResult>;
+  private finish!: (r: Iperf3SinkResult) => void;
   private test: Test | undefined;
   /** The test in progress (run()), settled when it has ended. */
   private current: Promise<void> | undefined;
@@ -363,7 +365,7 @@ export class Iperf3Sink {
   }
 
   /** Stops accepting; resolves `done` once the test in progress has ended (at once with `abort`). */
-  async stop(abort = false): Promise<Record<string, unknown>> {
+  async stop(abort = false): Promise<Iperf3SinkResult> {
     if (abort) for (const d of this.test?.data ?? []) d.conn.socket.destroy();
     if (!this.stopping) {
       this.stopping = true;

@@ -8,9 +8,9 @@ const isHost = (h: string) =>
   isIP(h) !== 0 || (/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(h) && /[A-Za-z_-]/.test(h));
 
 import { UsageError } from '../../../src/errors.js';
+import { parseWhole } from '../../../src/policy/option-registry.js';
 import {
   parseBitRate,
-  parseCount,
   parseDuration,
   parseList,
   parsePacketRate,
@@ -194,8 +194,8 @@ export const unitsTargets: Target[] = [
     },
   ),
   stringTarget(
-    'units.parseCount',
-    (s) => parseCount(s, '--repeat', 1, 1000),
+    'options.parseWhole',
+    (s) => parseWhole(s, '--repeat', 1, 1000),
     (_s, out) => {
       const n = num(out);
       assert.ok(Number.isInteger(n) && n >= 1 && n <= 1000);

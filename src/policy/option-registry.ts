@@ -1,0 +1,357 @@
+// The option registry: each option declared once (its kind, range, default, unit, CLI flag, serve's
+// wire name, a doc line). The library checks its options against it, the CLI makes its commander options
+// from it (src/cli/options.ts), serve bounds its wire with it, and docs/cli/options.md is generated
+// from it (npm run docs:cli). Pure: no I/O.
+import { UsageError } from '../errors.js';
+
+/** What an option's value is: how it is parsed and said. */
+export type OptionKind =
+  | 'count' // a whole number within [min, max]
+  | 'size' // bytes: 8192, 256K, 2MiB, 2MB
+  | 'duration' // 250us, 2ms, 1.5s, 1m
+  | 'choice'; // one of `choices`
+
+export interface OptionDecl {
+  readonly kind: OptionKind;
+  /** On the command line. */
+  readonly flag: `--${string}`;
+  /** The value's name in --help: `--sockets <n>`. */
+  readonly arg: string;
+  /** The value may be left out (`--gro` alone is `--gro auto`'s `true`). */
+  readonly optionalValue?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+  /** The value when none is given, where there is one (as the library takes it). */
+  readonly default?: number | string;
+  readonly choices?: readonly string[];
+  readonly unit?: string;
+  /** The parameter's name on serve's wire, where a far end takes it. */
+  readonly wire?: string;
+  /** Where it appears (commands, library options). */
+  readonly where: string;
+  /** One line for --help and the docs. */
+  readonly doc: string;
+}
+
+/** Datagrams per recvmmsg/sendmmsg call: the kernel's UIO_MAXIOV is 1024. */
+const PER_CALL = { min: 1, max: 1024 } as const;
+
+/** The most sockets in one SO_REUSEPORT group a receiver opens. */
+const REUSEPORT_SOCKETS = { min: 1, max: 64 } as const;
+
+export const OPTIONS = {
+  parallel: {
+    kind: 'count',
+    flag: '--parallel',
+    arg: 'n',
+    min: 1,
+    // iperf3 -P takes up to 128
+    max: 128,
+    default: 1,
+    wire: 'parallel',
+    where: 'blast tcp, runTcpBlast, runIperf3Blast, serve',
+    doc: 'TCP streams of one test',
+  },
+  batch: {
+    kind: 'count',
+    flag: '--batch',
+    arg: 'n',
+    ...PER_CALL,
+    default: 64,
+    wire: 'batch',
+    where: 'sink udp, createUdpReceiver, runUdpSink, createUdpSender, serve',
+    doc: 'messages per recvmmsg (or sendmmsg) call',
+  },
+  blastBatch: {
+    kind: 'count',
+    flag: '--batch',
+    arg: 'n',
+    ...PER_CALL,
+    // blast udp's own, smaller bursts between its pacing sleeps (its benchmarks were measured with it)
+    default: 32,
+    where: 'blast udp, createUdpBlast',
+    doc: 'messages per sendmmsg (with --gso a message carries up to 64 datagrams)',
+  },
+  flows: {
+    kind: 'count',
+    flag: '--flows',
+    arg: 'n',
+    min: 1,
+    // the sink tracks sequence numbers per flow: 1024 flows at most
+    max: 1024,
+    default: 1,
+    wire: 'flows',
+    where: 'blast udp, createUdpBlast, bench streamer, serve',
+    doc: 'UDP flows (sockets with distinct source ports) of one sender',
+  },
+  sockets: {
+    kind: 'count',
+    flag: '--sockets',
+    arg: 'n',
+    ...REUSEPORT_SOCKETS,
+    default: 1,
+    wire: 'sockets',
+    where: 'sink udp, createUdpReceiver, runUdpSink, bench streamer, serve',
+    doc: 'UDP receive sockets sharing the port with SO_REUSEPORT (help only with many flows)',
+  },
+  ring: {
+    kind: 'count',
+    flag: '--ring',
+    arg: 'n',
+    min: 1,
+    max: 4096,
+    where: 'createUdpReceiver',
+    doc: "batches in a UDP receiver's ring (default: at most 32 MiB of them, 4 to 256)",
+  },
+  inflight: {
+    kind: 'count',
+    flag: '--inflight',
+    arg: 'n',
+    min: 1,
+    max: 4096,
+    wire: 'inflight',
+    where: 'bench ping, serve',
+    doc: 'requests in flight of the framed ping',
+  },
+  repeat: {
+    kind: 'count',
+    flag: '--repeat',
+    arg: 'n',
+    min: 1,
+    max: 1000,
+    default: 3,
+    where: 'bench <scenario>, bench (the quick suite: each entry its own), runBench',
+    doc: 'runs of each point; the table shows medians',
+  },
+  maxPerClient: {
+    kind: 'count',
+    flag: '--max-per-client',
+    arg: 'n',
+    min: 1,
+    max: 4096,
+    default: 8,
+    where: 'serve, startServer',
+    doc: 'control connections open at once from one client address',
+  },
+  maxConcurrent: {
+    kind: 'count',
+    flag: '--probe-max-concurrent',
+    arg: 'n',
+    min: 1,
+    max: 64,
+    default: 2,
+    where: 'exporter, probeHandler',
+    doc: 'probes running at once, over all targets',
+  },
+  top: {
+    kind: 'count',
+    flag: '--top',
+    arg: 'n',
+    min: 0,
+    max: 10_000,
+    default: 20,
+    where: 'exporter, startExporter',
+    doc: 'per-socket series for at most this many sockets (flagged first)',
+  },
+  port: {
+    kind: 'count',
+    flag: '--port',
+    arg: 'n',
+    // 0 is "any" where a socket listens (--listen 0); a filter or a destination needs a real one
+    min: 1,
+    max: 65_535,
+    where: 'inspect, every --to HOST:PORT and --listen [HOST:]PORT (where 0 is any)',
+    doc: 'only sockets with this local or remote port',
+  },
+  pid: {
+    kind: 'count',
+    flag: '--pid',
+    arg: 'n',
+    min: 1,
+    // the kernel's PID_MAX_LIMIT (4 Mi on 64-bit)
+    max: 4_194_304,
+    where: 'inspect',
+    doc: 'only sockets owned by this process',
+  },
+  count: {
+    kind: 'count',
+    flag: '--count',
+    arg: 'n',
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    where: 'inspect --watch',
+    doc: 'with --watch: stop after this many samples',
+  },
+  mtu: {
+    kind: 'count',
+    flag: '--mtu',
+    arg: 'bytes',
+    // IPv4's minimum datagram every host must take, to the largest an IP packet can be
+    min: 576,
+    max: 65_535,
+    default: 1500,
+    unit: 'bytes',
+    where: 'lab, lab up, bench --lab mtu=…',
+    doc: 'MTU of the lab link',
+  },
+  threads: {
+    kind: 'count',
+    flag: '--threads',
+    arg: 'n',
+    min: 1,
+    max: 2,
+    default: 2,
+    where: 'lab, lab up',
+    doc: 'delay-line threads: 2 (one per direction) or 1',
+  },
+  steps: {
+    kind: 'count',
+    flag: '--steps',
+    arg: 'n',
+    min: 1,
+    max: 20,
+    default: 6,
+    where: 'bench udp',
+    doc: 'bisection steps below the full-speed run (--find-max)',
+  },
+  conns: {
+    kind: 'count',
+    flag: '--conns',
+    arg: 'n',
+    min: 1,
+    // below the default file-descriptor limit's reach with both ends in one host
+    max: 15_000,
+    default: 10_000,
+    where: 'bench idle',
+    doc: 'idle connections',
+  },
+  coalesce: {
+    kind: 'duration',
+    flag: '--coalesce',
+    arg: 'duration',
+    default: '1ms',
+    wire: 'coalesce',
+    where: 'sink udp, createUdpReceiver, serve',
+    doc: 'fill a batch for up to this long',
+  },
+  blastSize: {
+    kind: 'size',
+    flag: '--size',
+    arg: 'size',
+    // at most the largest UDP payload (MAX_DATAGRAM, src/udp/sender-options.ts)
+    min: 1,
+    default: 64,
+    unit: 'bytes',
+    where: 'blast udp, createUdpBlast',
+    doc: 'payload bytes per datagram (24 or more to carry a sequence number)',
+  },
+  receiver: {
+    kind: 'choice',
+    flag: '--receiver',
+    arg: 'kind',
+    choices: ['batch', 'dgram'],
+    default: 'batch',
+    wire: 'receiver',
+    where: 'sink udp, runUdpSink, serve',
+    doc: 'batch (recvmmsg reader thread) or dgram (node:dgram)',
+  },
+  onFull: {
+    kind: 'choice',
+    flag: '--on-full',
+    arg: 'mode',
+    choices: ['drop', 'wait'],
+    default: 'wait',
+    wire: 'on-full',
+    where: 'sink udp, createUdpReceiver, serve',
+    doc: 'when the ring is full: wait (the kernel buffer absorbs the burst) or drop',
+  },
+  gro: {
+    kind: 'choice',
+    flag: '--gro',
+    arg: 'mode',
+    optionalValue: true,
+    choices: ['on', 'off', 'auto'],
+    default: 'auto',
+    wire: 'gro',
+    where: 'sink udp, createUdpReceiver, serve',
+    doc: 'UDP_GRO: on, off or auto (alone: on)',
+  },
+  gso: {
+    kind: 'choice',
+    flag: '--gso',
+    arg: 'mode',
+    optionalValue: true,
+    choices: ['on', 'off', 'auto'],
+    default: 'off',
+    where: 'blast udp, createUdpBlast',
+    doc: 'UDP_SEGMENT: on, off or auto (alone: on)',
+  },
+} as const satisfies Record<string, OptionDecl>;
+
+export type OptionName = keyof typeof OPTIONS;
+/** The options that take a whole number. */
+export type CountOption = {
+  [K in OptionName]: (typeof OPTIONS)[K]['kind'] extends 'count' ? K : never;
+}[OptionName];
+
+/** The option a far end takes as `wire` on serve's protocol, if one does. */
+export function optionOnWire(wire: string): OptionName | undefined {
+  return (Object.keys(OPTIONS) as OptionName[]).find((k) => (OPTIONS[k] as OptionDecl).wire === wire);
+}
+
+/** The one whole-number reader: a number, or decimal digits (blanks around allowed); else NaN. Pure. */
+export function wholeNumber(value: unknown): number {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : Number.NaN;
+  if (typeof value === 'string' && /^\s*\d{1,16}\s*$/.test(value)) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : Number.NaN;
+  }
+  return Number.NaN;
+}
+
+/** "a whole number from MIN to MAX" (without an upper end when it is the largest safe integer). */
+export function wholeRange(min: number, max: number): string {
+  return max >= Number.MAX_SAFE_INTEGER
+    ? `a whole number from ${min}`
+    : `a whole number from ${min} to ${max}`;
+}
+
+/** `value` as a whole number in [min, max], or a UsageError naming `option` (as the caller wrote it). */
+export function parseWhole(value: unknown, option: string, min: number, max: number): number {
+  const n = wholeNumber(value);
+  if (!(n >= min && n <= max)) throw UsageError.invalid(option, value, wholeRange(min, max));
+  return n;
+}
+
+/** What a count option takes, in words ("a whole number from 1 to 128"). */
+export function expectedWhole(option: CountOption): string {
+  const { min, max } = OPTIONS[option];
+  return wholeRange(min, max);
+}
+
+/**
+ * `value` as a whole number within `option`'s declared range (a number, or a string such as the CLI's
+ * '8'), or a UsageError naming `name` (the option as the caller wrote it; `option` by default).
+ */
+export function checkWhole(option: CountOption, value: unknown, name: string = option): number {
+  const { min, max } = OPTIONS[option];
+  return parseWhole(value, name, min, max);
+}
+
+/** `value` of a choice option, or a UsageError naming `name`. */
+export function checkChoice<K extends OptionName>(option: K, value: unknown, name: string = option): string {
+  const { choices } = OPTIONS[option] as OptionDecl;
+  if (!choices?.includes(String(value)))
+    throw UsageError.invalid(name, value, `one of ${choices?.join(', ')}`);
+  return String(value);
+}
+
+/**
+ * A socket buffer size that is asked for (SO_RCVBUF/SO_SNDBUF take an int): 1 B to 2 GiB − 1. The
+ * kernel clamps it further to rmem_max/wmem_max, and sockbuf reports that clamp.
+ */
+export const BUFFER_BYTES = { min: 1, max: 0x7fffffff, expected: '1 B to 2 GiB' } as const;
+
+/** Whether `n` is a buffer size that can be asked for. */
+export const isBufferSize = (n: number) =>
+  Number.isSafeInteger(n) && n >= BUFFER_BYTES.min && n <= BUFFER_BYTES.max;
