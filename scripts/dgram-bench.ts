@@ -34,7 +34,10 @@ const { values } = parseArgs({
     echo: { type: 'string', default: '1000' },
     rates: { type: 'string', default: '1k,10k,40k' },
     seconds: { type: 'string', default: '3' },
-    only: { type: 'string', default: 'sockets,first,echo,cpu' },
+    only: { type: 'string', default: 'sockets,first,echo,cpu,overload' },
+    work: { type: 'string', default: '1' },
+    'max-delay': { type: 'string', default: '50' },
+    rate: { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -134,6 +137,52 @@ async function childEchoServer(): Promise<void> {
   out({ kind: 'server', port: s.address().port });
 }
 
+/** A request/response server that spends `work` ms of CPU on each request (its capacity: 1000/work a second). */
+async function childRrServer(d: Dgram, work: number, maxQueueDelay: number): Promise<void> {
+  const s = d.createSocket({ type: 'udp4', maxQueueDelay } as import('node:dgram').SocketOptions, (m, r) => {
+    const t = nowMs();
+    while (nowMs() - t < work);
+    s.send(m, r.port, r.address);
+  });
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
+  process.on('SIGUSR2', () => {
+    const st = (s as unknown as { stats?: () => Record<string, unknown> }).stats?.();
+    out({ kind: 'rr-stats', ...(st ?? {}) });
+  });
+  out({ kind: 'rr-server', port: s.address().port });
+}
+
+/** Sends `rate` requests a second for `seconds`, each stamped; the answers' delays. */
+async function childRrClient(server: number, rate: number, seconds: number): Promise<void> {
+  const node = await load('node:dgram');
+  const c = node.createSocket('udp4');
+  const delays: number[] = [];
+  c.on('message', (m) => delays.push(nowMs() - m.readDoubleLE(0)));
+  await new Promise<void>((r) => c.bind(0, '127.0.0.1', r));
+  const total = Math.round(rate * seconds);
+  const t0 = nowMs();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((nowMs() - t0) * rate) / 1000));
+    for (; sent < due; sent++) {
+      const b = Buffer.alloc(64);
+      b.writeDoubleLE(nowMs(), 0);
+      c.send(b, server, '127.0.0.1');
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  out({
+    kind: 'rr-client',
+    sent,
+    answered: delays.length,
+    medianMs: quantile(delays, 0.5),
+    p99Ms: quantile(delays, 0.99),
+    maxMs: Math.max(...delays),
+  });
+  c.close();
+}
+
 async function childRecv(d: Dgram): Promise<void> {
   let got = 0;
   const s = d.createSocket('udp4', () => got++);
@@ -214,6 +263,7 @@ async function parent(): Promise<void> {
           const port = num(await c.line((x) => x.kind === 'port'), 'port');
           const pid = c.child.pid as number;
           const count = Math.round(r * Number(values.seconds));
+          await new Promise((res) => setTimeout(res, 1000)); // what starts once has started
           const cpu0 = cpuSecondsOf(pid);
           const send = runPinned(0, sender, [String(port), String(r), String(count), '16'], 120);
           await send.line((x) => 'sent' in x, 110_000);
@@ -235,6 +285,38 @@ async function parent(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  if (only.has('overload')) {
+    // capacity 1000/work requests a second; driven at 3 × that. node:dgram has no queue bound.
+    const work = Number(values.work);
+    const r = Math.round((3 * 1000) / work);
+    for (const [impl, delay] of [
+      ['node:dgram', 0],
+      ['sockbuf/dgram', 0],
+      ['sockbuf/dgram', Number(values['max-delay'])],
+    ] as const) {
+      const srv = child('rr-server', impl, ['--work', String(work), '--max-delay', String(delay)], 1);
+      const port = num(await srv.line((x) => x.kind === 'rr-server'), 'port');
+      const cl = child('rr-client', 'node:dgram', ['--server', String(port), '--rate', String(r)], 0);
+      const res = await cl.line((x) => x.kind === 'rr-client', 60_000);
+      srv.child.kill('SIGUSR2');
+      const st = impl === 'node:dgram' ? {} : await srv.line((x) => x.kind === 'rr-stats');
+      srv.child.kill();
+      const line = {
+        what: `request/response at 3 × capacity (${r}/s, ${work} ms each)`,
+        impl,
+        maxQueueDelay: delay,
+        ...res,
+        stale: st.stale,
+        kernelDrops: st.kernelDrops,
+        mode: st.mode,
+        load: load1(),
+      };
+      results.push(line);
+      console.log(
+        `overload ${impl}${delay ? ` maxQueueDelay ${delay} ms` : ''}: answered ${res.answered}/${res.sent}, delay median ${num(res, 'medianMs').toFixed(1)} ms, p99 ${num(res, 'p99Ms').toFixed(1)} ms, max ${num(res, 'maxMs').toFixed(1)} ms${st.stale !== undefined ? `, stale ${st.stale}, kernel drops ${st.kernelDrops}` : ''} load ${line.load}`,
+      );
+    }
+  }
   if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
 }
 
@@ -247,6 +329,8 @@ async function main(): Promise<void> {
   if (values.child === 'echo') return childEcho(d, n, Number(values.server));
   if (values.child === 'server') return childEchoServer();
   if (values.child === 'recv') return childRecv(d);
+  if (values.child === 'rr-server') return childRrServer(d, Number(values.work), Number(values['max-delay']));
+  if (values.child === 'rr-client') return childRrClient(Number(values.server), Number(values.rate), 3);
   throw new Error(`--child: unknown '${values.child}'`);
 }
 

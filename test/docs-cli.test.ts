@@ -13,10 +13,10 @@ import { FLAG_KINDS } from '../src/observe/analyze.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CLI = join(ROOT, 'dist/cli/main.js');
 
-/** README.md and every .md file under docs/, relative to the repository. */
+/** README.md and every .md file under docs/ but docs/api/ (TypeDoc's, from the doc comments). */
 function docPages(): string[] {
   const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.md'))
+    .filter((f) => f.endsWith('.md') && !f.startsWith('api/'))
     .map((f) => join('docs', f))
     .sort();
   return ['README.md', ...docs];

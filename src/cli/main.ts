@@ -5,6 +5,7 @@
 // A library UsageError names the option as a program wrote it (`listen`); here it is the flag.
 import { CommanderError } from 'commander';
 import { EnvironmentError, LinuxOnlyError, UsageError } from '../errors.js';
+import { OPTIONS, type OptionDecl } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
 import { run } from './program.js';
 import { installWarnings } from './warnings.js';
@@ -20,7 +21,8 @@ function exitCodeFor(err: unknown): number {
 
 /**
  * Library names whose flag is not their kebab form: for every command (runTcpBlast's `seconds` is
- * `--duration`) or for one (`inspect intervalSeconds`, watchSockets' interval, is `--watch`).
+ * `--duration`) or for one (`inspect intervalSeconds`, watchSockets' interval, is `--watch`). A declared
+ * option's flag comes from the registry (`maxConcurrent` is `--probe-max-concurrent`).
  */
 const FLAGS: Record<string, string> = {
   seconds: '--duration',
@@ -30,7 +32,6 @@ const FLAGS: Record<string, string> = {
   'exporter allow': '--probe-allow',
   'exporter duration': '--probe-duration',
   'exporter maxDuration': '--probe-max-duration',
-  'exporter maxConcurrent': '--probe-max-concurrent',
   'exporter webConfigFile': '--web.config.file',
 };
 const command = process.argv[2];
@@ -42,6 +43,7 @@ const flag = (option: string) =>
     (name) =>
       FLAGS[`${command} ${name}`] ??
       FLAGS[name] ??
+      (OPTIONS as Record<string, OptionDecl>)[name]?.flag ??
       `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
 

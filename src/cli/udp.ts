@@ -38,7 +38,7 @@ export function registerSinkUdp(sink: Command): void {
       '--slot <size>',
       'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
     )
-    .option('--coalesce <duration>', 'fill a batch for up to this long', '1ms')
+    .addOption(declared('coalesce'))
     .option(
       '--rcvbuf <size>',
       'receive buffer target as getsockopt reports it (default 8MiB; 256MiB with GRO)',
@@ -149,7 +149,7 @@ export function registerBlastUdp(blast: Command): void {
     .description('send numbered, timestamped UDP datagrams at a rate (sendmmsg, or UDP_SEGMENT with --gso)')
     .requiredOption('--to <host:port>', 'where to send')
     .option('--rate <rate>', "datagrams/s (100k), payload bit rate (500mbit), or 'max'", 'max')
-    .option('--size <size>', 'payload bytes per datagram (24 or more to carry a sequence number)', '64')
+    .addOption(declared('blastSize'))
     .option('--duration <duration>', 'how long to send', '10s')
     .addOption(declared('flows'))
     .addOption(declared('blastBatch'))

@@ -66,8 +66,8 @@ export class UdpBlast {
 
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
-    this.size = o.size === undefined ? 64 : parseSize(o.size, 'size');
-    if (this.size < 1 || this.size > MAX_DATAGRAM)
+    this.size = parseSize(o.size ?? OPTIONS.blastSize.default, 'size');
+    if (this.size < OPTIONS.blastSize.min || this.size > MAX_DATAGRAM)
       throw UsageError.invalid('size', this.size, `1 B to ${MAX_DATAGRAM} B, the largest UDP datagram`);
     this.rate = parseSendRate(o.rate ?? 'max', this.size);
     const flows = checkWhole('flows', o.flows ?? OPTIONS.flows.default);

@@ -26,7 +26,7 @@ export function formatInspectSample(s: InspectSample): string {
     r.dropsInInterval !== undefined ? `+${r.dropsInInterval}` : String(r.drops ?? '-'),
     r.busyMs ? `${r.rwndLimitedPct}%` : '-',
     r.busyMs ? `${r.sndbufLimitedPct}%` : '-',
-    r.limited ? 'LIMITED' : '',
+    r.flags.map((f) => f.kind).join(','),
   ]);
   const right = (title: string) => ({ title, align: 'right' as const });
   const left = (title: string) => ({ title, align: 'left' as const });

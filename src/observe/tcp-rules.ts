@@ -85,8 +85,9 @@ export function stalledSender(x: Sample): string | undefined {
  * A pinned send buffer that holds less than the path needs, from the sender alone. The kernel's
  * sndbuf_limited counter misses it (measured: 0 % while the buffer was the only limit), so the rule
  * reads the state: a send buffer far below tcp_wmem max that autotuning did not grow, the queue at
- * that limit (Send-Q or w ≥ tb/2), less in flight than cwnd and the peer's window allow, and the
- * socket busy most of the interval (or, without one, sending within the last second).
+ * that limit (Send-Q or w ≥ tb/2) or the buffer below two segments with rtt ≥ 10 × min rtt (the
+ * delayed-ACK pattern), less in flight than cwnd and the peer's window allow, and the socket busy
+ * most of the interval (or, without one, sending within the last second).
  */
 export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined {
   const { s } = x;
@@ -95,25 +96,30 @@ export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined 
   if (!t || !m || s.stateName !== 'established') return undefined;
   const tb = m.sndbuf;
   if (tb > tcpWmemMax * FAR_BELOW) return undefined;
-  if (Math.max(s.wqueue, m.wmemQueued) * 2 < tb) return undefined;
+  const minRtt = t.minRtt && t.minRtt !== 0xffffffff ? t.minRtt : undefined;
+  const full = Math.max(s.wqueue, m.wmemQueued) * 2 >= tb;
+  // below two segments (no autotuned socket is: autotuning starts at 2 x 10 segments) with the round
+  // trip inflated by the peer's delayed ACK: the queue may read empty at the instant of the sample,
+  // between an ACK and the next write (a real broker: 2 samples in 8)
+  const belowSegments = tb < 2 * t.sndMss && minRtt !== undefined && t.rtt >= 10 * minRtt;
+  if (!full && !belowSegments) return undefined;
   if (t.unacked >= t.sndCwnd) return undefined; // cwnd-limited: congestion, not the buffer
   if (t.sndWnd !== undefined && t.sndWnd <= s.wqueue) return undefined; // the peer's window
   const busy = busyShare(x);
   if (busy !== undefined ? busy < LOADED : t.lastDataSent >= STALLED_MS || !t.busyTime) return undefined;
   const rate = intervalRate(x, 'bytesAcked');
   if (rate === 0) return undefined;
-  const minRtt = t.minRtt && t.minRtt !== 0xffffffff ? t.minRtt : undefined;
   const rtt = `rtt ${ms(t.rtt)}${minRtt ? ` (min ${ms(minRtt)})` : ''}`;
   const moved =
     rate === undefined
       ? rtt
       : `${rateText(rate)} ≈ ${size(Math.round((rate * t.rtt) / 1e6))} per round trip, ${rtt}`;
-  const segment =
-    tb < 2 * t.sndMss && minRtt !== undefined && t.rtt >= 10 * minRtt
-      ? `; below two segments (mss ${size(t.sndMss)}): ${ADVICE.pinnedSndbufSegment.cause}`
-      : '';
+  const segment = belowSegments
+    ? `; below two segments (mss ${size(t.sndMss)}): ${ADVICE.pinnedSndbufSegment.cause}`
+    : '';
   return (
-    `send buffer ${size(tb)}, far below tcp_wmem max ${size(tcpWmemMax)}, full (Send-Q ${size(s.wqueue)}) ` +
+    `send buffer ${size(tb)}, far below tcp_wmem max ${size(tcpWmemMax)}, ` +
+    `${full ? `full (Send-Q ${size(s.wqueue)})` : 'busy'} ` +
     `with less in flight than cwnd and the peer's window allow: the buffer is the limit, ${moved}${segment}. ` +
     `${ADVICE.pinnedSndbuf.cause}`
   );

@@ -72,16 +72,6 @@ export const OPTIONS = {
     where: 'blast udp, createUdpBlast',
     doc: 'messages per sendmmsg (with --gso a message carries up to 64 datagrams)',
   },
-  dgramBatch: {
-    kind: 'count',
-    flag: '--batch',
-    arg: 'n',
-    ...PER_CALL,
-    // a node:dgram-compatible socket keeps a small ring: one costs what a node:dgram socket costs
-    default: 32,
-    where: "sockbuf/dgram's createSocket({ batch })",
-    doc: 'messages per recvmmsg of a sockbuf/dgram socket',
-  },
   flows: {
     kind: 'count',
     flag: '--flows',
@@ -234,6 +224,26 @@ export const OPTIONS = {
     default: 10_000,
     where: 'bench idle',
     doc: 'idle connections',
+  },
+  coalesce: {
+    kind: 'duration',
+    flag: '--coalesce',
+    arg: 'duration',
+    default: '1ms',
+    wire: 'coalesce',
+    where: 'sink udp, createUdpReceiver, serve',
+    doc: 'fill a batch for up to this long',
+  },
+  blastSize: {
+    kind: 'size',
+    flag: '--size',
+    arg: 'size',
+    // at most the largest UDP payload (MAX_DATAGRAM, src/udp/sender-options.ts)
+    min: 1,
+    default: 64,
+    unit: 'bytes',
+    where: 'blast udp, createUdpBlast',
+    doc: 'payload bytes per datagram (24 or more to carry a sequence number)',
   },
   receiver: {
     kind: 'choice',

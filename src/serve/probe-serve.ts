@@ -26,6 +26,8 @@ export async function probeServe(run: ProbeRun, signal: AbortSignal): Promise<Fi
       },
       () => {},
     );
+    // a far end that stopped taking the stream: the run ended at its grace, not a figure to keep
+    if (r.stalled !== undefined) throw new Error(String(r.stalled));
     // the far end (sink tcp --once) exits when the stream ended; its connection line has its side
     const far = (await client.result()).lines.find((l) => (l as Row).event === 'connection') as
       | Row

@@ -22,6 +22,7 @@ import {
   IPV6_MULTICAST_IF,
   MCAST_JOIN_SOURCE_GROUP,
   MCAST_LEAVE_SOURCE_GROUP,
+  MSG_DONTWAIT,
   SHUT_RD,
   SOCK_CLOEXEC,
   SOCK_DGRAM,
@@ -41,6 +42,17 @@ export function udpSocket(family: 4 | 6): number {
 export function udpBind(fd: number, host: string, port: number): number {
   const sa = encodeSockaddr({ host, port });
   return rc(fn('bind')(fd, sa, sa.length));
+}
+
+/** One datagram, sendto(2) (or send(2) to the connected peer without `to`), MSG_DONTWAIT: bytes or −errno. */
+export function udpSendOne(
+  fd: number,
+  data: Uint8Array,
+  to: { address: string; port: number } | undefined,
+): number {
+  if (!to) return rc(Number(fn('send')(fd, data, data.length, MSG_DONTWAIT)));
+  const sa = encodeSockaddr({ host: to.address, port: to.port });
+  return rc(Number(fn('sendto')(fd, data, data.length, MSG_DONTWAIT, sa, sa.length)));
 }
 
 /** connect(2) of a UDP socket (sets its default peer, sends nothing); 0 or −errno. */

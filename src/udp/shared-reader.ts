@@ -108,14 +108,13 @@ class SharedReader {
   }
 
   /**
-   * A bound socket: count it, and start the thread now (in the background) so that it is ready the
-   * moment a socket needs it. The thread lives while any socket is counted, and LINGER_MS after.
+   * A bound socket: count it. The thread starts when a socket first needs it (start()) and lives
+   * while any socket is counted, and LINGER_MS after the last one.
    */
   hold(): void {
     this.users++;
     clearTimeout(this.linger);
     this.linger = undefined;
-    this.start().catch(() => {}); // a socket that needs the thread learns why from its own start()
   }
 
   /** A socket closed: LINGER_MS after the last one, the thread exits. */

@@ -3,8 +3,9 @@
 // Buffer, errors as node's), so that it costs what node:dgram costs and delivers from the moment it
 // is bound. When the main thread falls behind (the kernel's queue for the socket passes a quarter of
 // its buffer, or the kernel dropped one) it hands the descriptor to the process's one reader thread
-// (shared-reader.ts: epoll, recvmmsg in batches into a shared ring), which keeps draining the socket
-// while JavaScript works; when the rate falls again it takes the descriptor back. Either way every
+// (shared-reader.ts: epoll, recvmmsg in batches into a shared ring; started on first need), which keeps draining the socket
+// while JavaScript works; when the rate falls again it takes the descriptor back. A socket with a queue
+// bound goes to the thread at once and stays there. Either way every
 // datagram reaches 'message' (msg, rinfo) (and, when listened for, 'messages' batches), in order.
 // With a queue bound (maxQueueDelay), a datagram that waited longer in userspace is dropped and
 // counted as stale instead of being handed over late.
@@ -88,6 +89,9 @@ export class SocketReceiver implements ReaderSink {
   ) {
     this.readOnMain();
     sharedReader().hold();
+    // a bounded queue is the reader thread's to keep: it reads at once and stamps each batch, while
+    // the main thread would leave the backlog in the kernel, unstamped (until then: the main thread)
+    if (o.maxQueueDelay > 0) this.toThread();
   }
 
   /** Reads on the main thread: a node:dgram socket over a dup of the descriptor. */
@@ -98,10 +102,9 @@ export class SocketReceiver implements ReaderSink {
     const inner = dgram.createSocket(this.type);
     inner.on('message', (msg, rinfo) => this.onMain(msg, rinfo));
     inner.on('error', (e) => this.target.emit('error', e));
-    inner.bind({ fd: dup });
+    inner.bind({ fd: dup, exclusive: true }); // exclusive: in a cluster worker too, this descriptor
     inner.unref();
     this.inner = inner;
-    this.lastDrops = this.kernelDrops();
   }
 
   private onMain(msg: Buffer, rinfo: dgram.RemoteInfo): void {
@@ -137,10 +140,16 @@ export class SocketReceiver implements ReaderSink {
     r.start().then(
       () => {
         if (this.mode !== 'starting') return;
-        // node's close() stops libuv's reads at once: nothing read after this is the main thread's
+        try {
+          this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
+        } catch (e) {
+          this.mode = 'main';
+          return this.warn(e as Error);
+        }
+        // libuv reads only when this thread returns to the loop, and node's close() stops it at once:
+        // nothing read after this is the main thread's
         this.inner?.close();
         this.inner = undefined;
-        this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
         this.mode = 'thread';
         this.handovers++;
         this.windowStart = performance.now();
@@ -202,7 +211,7 @@ export class SocketReceiver implements ReaderSink {
       const rate = (this.windowCount * 1000) / (now - this.windowStart);
       this.windowStart = now;
       this.windowCount = 0;
-      if (rate < LOW_RATE && this.mode === 'thread') {
+      if (rate < LOW_RATE && this.mode === 'thread' && this.o.maxQueueDelay === 0) {
         this.mode = 'releasing';
         sharedReader().release(this.id, this.fd);
       }
@@ -247,7 +256,8 @@ export class SocketReceiver implements ReaderSink {
   close(): void {
     const was = this.mode;
     this.mode = 'closed';
-    this.finalKernelDrops = this.kernelDrops();
+    // read only for a socket that dropped or was handed over: a socket per request pays no extra call
+    if (this.lastDrops || this.handovers) this.finalKernelDrops = this.kernelDrops();
     this.inner?.close();
     this.inner = undefined;
     if ((was === 'thread' || was === 'releasing') && this.id >= 0) {

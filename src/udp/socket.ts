@@ -7,12 +7,15 @@ import dns from 'node:dns';
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import { applyUdpRcvbuf } from '../policy/apply.js';
+import { udpRequest } from '../policy/buffers.js';
 import { parseSize } from '../policy/units.js';
 import {
   EBADF,
   EINVAL,
   IPPROTO_IPV6,
   IPV6_V6ONLY,
+  SO_RCVBUF,
+  SO_RCVBUFFORCE,
   SO_REUSEADDR,
   SO_TYPE,
   SOCK_DGRAM,
@@ -52,6 +55,9 @@ import { socketTransport } from './socket-transport.js';
 export type { AddressInfo, SocketOptions, SocketType } from './socket-args.js';
 export type { DgramBatch, RemoteInfo } from './socket-receive.js';
 export type { DgramSocketStats } from './socket-stats.js';
+
+/** How the first socket with the default receive buffer got it (SO_RCVBUF or SO_RCVBUFFORCE, the size asked). */
+let rcvbufRecipe: { name: number; value: number } | undefined;
 
 /** A dgram socket: the same methods and events as node:dgram's, plus stats() and a 'messages' batch event. */
 export class Socket extends SocketOptionsMixin {
@@ -191,7 +197,18 @@ export class Socket extends SocketOptionsMixin {
     this.bindState = 'bound';
     const fd = this.fd;
     if (this.o.recvBufferSize) this.setRecvBufferSize(this.o.recvBufferSize);
-    else applyUdpRcvbuf(fd, this.o.rcvbuf === undefined ? undefined : parseSize(this.o.rcvbuf, 'rcvbuf'));
+    else if (this.o.rcvbuf !== undefined) applyUdpRcvbuf(fd, parseSize(this.o.rcvbuf, 'rcvbuf'));
+    else if (rcvbufRecipe) {
+      if (rcvbufRecipe.value) this.setOption(fd, SOL_SOCKET, rcvbufRecipe.name, rcvbufRecipe.value);
+    } else {
+      const rep = applyUdpRcvbuf(fd);
+      // what it took, replayed on the next sockets: one setsockopt, not sysctl reads and five calls
+      if (rep.met)
+        rcvbufRecipe = {
+          name: rep.forced ? SO_RCVBUFFORCE : SO_RCVBUF,
+          value: rep.got === rep.was ? 0 : udpRequest(rep.wanted),
+        };
+    }
     if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
     this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
     this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);

@@ -29,7 +29,7 @@ async function targets(): Promise<Target[]> {
     out.push({ words, cmd });
     for (const sub of cmd.commands) walk(sub, [...words, sub.name()]);
   };
-  walk(buildProgram(), []);
+  walk(await buildProgram(), []);
   for (const s of await loadScenarios()) out.push({ words: ['bench', s.name], cmd: scenarioCommand(s).cmd });
   return out;
 }

@@ -316,6 +316,13 @@ function cells(): Cell[] {
     codes: [130],
     check: (r) => assert.match(r.out, /"event":"result".*"interrupted":"SIGINT"/),
   });
+  c.push({
+    name: 'sink tcp --iperf3, a real iperf3 -c -P 4 sending; first SIGTERM: exit 143 with its result',
+    run: () => sinkWithIperf3(),
+    bound: SIGNAL_SECONDS,
+    codes: [143],
+    check: (r) => assert.match(r.out, /"event":"result"/),
+  });
   return c;
 }
 
@@ -374,6 +381,25 @@ async function sinkWithPeer(): Promise<Ran> {
     },
   });
   peer?.destroy();
+  return r;
+}
+
+/** sink tcp --iperf3 with a stock iperf3 client sending 4 streams for 30 s; SIGTERM once bytes flow. */
+async function sinkWithIperf3(): Promise<Ran> {
+  let client: ChildProcess | undefined;
+  const r = await run(
+    ['sink', 'tcp', '--iperf3', '--listen', '127.0.0.1:0', '--json', '--interval', '200ms'],
+    {
+      signal: 'SIGTERM',
+      when: async (text) => {
+        await printed(/"ready"/)(text);
+        const port = /"port":(\d+)/.exec(text())?.[1] ?? '';
+        client = spawn('iperf3', ['-c', '127.0.0.1', '-p', port, '-t', '30', '-P', '4'], { stdio: 'ignore' });
+        await printed(/"event":"interval"/, 15_000)(text);
+      },
+    },
+  );
+  client?.kill('SIGKILL');
   return r;
 }
 

@@ -118,3 +118,36 @@ test(
     }
   },
 );
+
+// issue 37: after a connection error the summary said "0 mismatches" without the error count
+test('sink tcp --verify (text): the summary counts the connection that ended in error', T, async () => {
+  const { spawn } = await import('node:child_process');
+  const { MAIN } = await import('./helpers.js');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, 'sink', 'tcp', '--listen', '127.0.0.1:0', '--once', '--verify'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  try {
+    let out = '';
+    const port = await new Promise<number>((resolve) =>
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      }),
+    );
+    const peer = await connect(port);
+    peer.on('error', () => {});
+    await new Promise<void>((r) => peer.write(Buffer.concat([hello('err'), frames(4)]), () => r()));
+    await new Promise((r) => setTimeout(r, 300));
+    peer.resetAndDestroy();
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    assert.equal(code, 1, 'an error under --verify is a problem found');
+    assert.match(out, /^result: 1 connections, .*, 1 ended in error$/m);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

@@ -89,7 +89,7 @@ function scenarioOptions(name: string): Promise<string[]> {
 /** Every command with the options it takes a value for. */
 export async function commandsAndOptions(): Promise<{ command: string; options: string[] }[]> {
   const out: { command: string; options: string[] }[] = [];
-  walk(buildProgram(), [], out);
+  walk(await buildProgram(), [], out);
   const suite = suiteCommand();
   out.push({
     command: 'bench',

@@ -3,8 +3,10 @@ import { test } from 'node:test';
 import {
   analyze,
   autotunedWscale,
+  FlagMemory,
   filterRows,
   type HostLimits,
+  type InspectedSocket,
   type Snapshot,
 } from '../../src/observe/analyze.js';
 import type { DiagSocket } from '../../src/observe/sockdiag.js';
@@ -355,4 +357,66 @@ test('a stalled pinned reader is stalled, and neither end is told to remove its 
     rows[0].flags[0].reason,
     /pinned too, but that is not the cause; 5 packets dropped since it opened/,
   );
+});
+
+test('the real broker between an ACK and its next write: queue empty at the instant, still pinned-sndbuf below two segments', () => {
+  // beam.smp → consumer, sampled 1.5 s apart (tcp_listen_options.sndbuf = 16384, loopback)
+  const info = { rtt: 34679, minRtt: 3, unacked: 0, sndCwnd: 18, sndWnd: 1414144, lastDataSent: 48 };
+  const then = tcp(
+    5672,
+    42860,
+    { ...info, busyTime: 452000, bytesAcked: 1376432 },
+    { sndbuf: 32768, wmemQueued: 66315 },
+  );
+  then.remoteHost = '10.0.0.9';
+  const [, now] = pair(then, { busyTime: 1696000, bytesAcked: 3668337 }, { wqueue: 0 }, { wmemQueued: 0 });
+  const [row] = analyze(snap([now], 1500), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    ['pinned-sndbuf'],
+  );
+  assert.match(
+    row.flags[0].reason,
+    /send buffer 32 KiB, far below tcp_wmem max 4 MiB, busy with less in flight/,
+  );
+  // the same socket with an MTU-sized mss (two segments fit): an empty queue is no evidence
+  const wan = { ...now, tcpInfo: { ...now.tcpInfo, sndMss: 1448 } as TcpInfo };
+  const [r2] = analyze(snap([wan], 1500), HOST_6_18, snap([then], 0));
+  assert.equal(r2.limited, false);
+});
+
+test('FlagMemory holds a flag for up to 3 samples while the socket moves data, marked (held); an idle socket loses it', () => {
+  const memory = new FlagMemory();
+  const row = (flagged: boolean, moving = true): InspectedSocket => ({
+    protocol: 'tcp',
+    family: 4,
+    state: 'established',
+    localAddress: '127.0.0.1',
+    localPort: 5672,
+    remoteAddress: '127.0.0.1',
+    remotePort: 40000,
+    inode: 1,
+    cookie: 'c1',
+    sentBytesPerSecond: moving ? 1e5 : 0,
+    limited: flagged,
+    flags: flagged ? [{ kind: 'pinned-sndbuf', reason: 'send buffer 32 KiB' }] : [],
+  });
+  const seen: string[] = [];
+  for (const flagged of [true, false, false, false, false, true, false]) {
+    const rows = [row(flagged)];
+    memory.apply(rows);
+    seen.push(rows[0].flags.map((f) => f.reason).join() || '-');
+  }
+  assert.deepEqual(seen, [
+    'send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+    '-',
+    'send buffer 32 KiB',
+    '(held) send buffer 32 KiB',
+  ]);
+  const idle = [row(false, false)];
+  memory.apply(idle);
+  assert.equal(idle[0].limited, false, 'a socket that moved nothing loses the flag at once');
 });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../../src/errors.js';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { chooseSockets } from '../../src/observe/exporter.js';
+import { chooseSockets, groupSeries } from '../../src/observe/exporter.js';
 import { startExporter } from '../../src/observe/exporter-server.js';
 import { SO_RCVBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
 import { bindFd, createSocket, listenFd, listenOnFd, setIntOption } from '../../src/sys/socket.js';
@@ -42,7 +42,7 @@ function parseText(text: string): { samples: Sample[]; types: Map<string, string
 
 test('GET /metrics: node_netstat host counters, sockbuf socket counts, and a UDP socket with drops', async () => {
   // other programs on a shared host may have more flagged sockets than ours: no top limit here
-  const exp = await startExporter({ port: 0, top: 100_000 });
+  const exp = await startExporter({ port: 0, top: 10_000 });
   const narrow = await startExporter({ port: 0, top: 1 });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
@@ -136,7 +136,7 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
     'import socket,sys\nl=socket.socket()\nl.bind(("127.0.0.1",0))\nl.listen(1)\n' +
       'print(l.getsockname()[1],flush=True)\nsys.stdin.read()',
   ]);
-  const exp = await startExporter({ port: 0, top: 100_000, hostCounters: false });
+  const exp = await startExporter({ port: 0, top: 10_000, hostCounters: false });
   const clients: net.Socket[] = [];
   try {
     const [line] = (await once(py.stdout, 'data')) as [Buffer];
@@ -187,8 +187,8 @@ test('a TCP listener whose accept queue overflows gets series: its drops and its
 
 test('promtool check metrics accepts a scrape with per-socket series; with host counters, only the names node_exporter uses are linted', async () => {
   // a UDP socket that drops, so that sockbuf_socket_* and sockbuf_socket_owner_info have samples
-  const full = await startExporter({ port: 0, top: 100_000, own: true });
-  const ours = await startExporter({ port: 0, top: 100_000, own: true, hostCounters: false });
+  const full = await startExporter({ port: 0, top: 10_000, own: true });
+  const ours = await startExporter({ port: 0, top: 10_000, own: true, hostCounters: false });
   const rx = dgram.createSocket({ type: 'udp4', recvBufferSize: 4096 });
   const tx = dgram.createSocket('udp4');
   try {
@@ -308,4 +308,60 @@ test('the dashboards parse; the fleet one asks only for what the exporter export
   const fleet = read('grafana-sockbuf-fleet.json');
   assert.doesNotMatch(fleet, /local_port|remote_port/);
   assert.match(fleet, /\{\{role\}\} \{\{address\}\}:\{\{port\}\}/);
+});
+
+test('groupSeries: a listener series gathers all its connections (the busiest one counts); client series keep their pid', () => {
+  const base = {
+    protocol: 'tcp' as const,
+    family: 4 as const,
+    localAddress: '127.0.0.1',
+    remoteAddress: '127.0.0.1',
+    inode: 0,
+    cookie: '',
+    limited: false,
+    flags: [],
+  };
+  const rows: InspectedSocket[] = [
+    { ...base, state: 'listen', localPort: 5672, remotePort: 0, remoteAddress: '0.0.0.0' },
+    // the broker's socket to the publisher: flagged, so the listener series is chosen
+    {
+      ...base,
+      state: 'established',
+      localPort: 5672,
+      remotePort: 40001,
+      busyRatio: 0.15,
+      limited: true,
+      flags: [{ kind: 'pinned-rcvbuf', reason: '' }],
+    },
+    // the broker's socket to the consumer: busy 95 %, not chosen by itself (top 2)
+    { ...base, state: 'established', localPort: 5672, remotePort: 40002, busyRatio: 0.95 },
+    // the publisher and the consumer, two processes connecting to the broker
+    {
+      ...base,
+      state: 'established',
+      localPort: 40001,
+      remotePort: 5672,
+      pid: 11,
+      limited: true,
+      flags: [{ kind: 'rwnd-limited', reason: '' }],
+    },
+    {
+      ...base,
+      state: 'established',
+      localPort: 40002,
+      remotePort: 5672,
+      pid: 12,
+      limited: true,
+      flags: [{ kind: 'stalled-reader', reason: '' }],
+    },
+  ];
+  const groups = groupSeries(rows, 3);
+  const listener = groups.find((g) => g.labels.role === 'listener');
+  assert.equal(listener?.rows.length, 3, 'the listen socket and both connections');
+  assert.equal(Math.max(...(listener?.rows.map((r) => r.busyRatio ?? 0) ?? [])), 0.95);
+  const clients = groups.filter((g) => g.labels.role === 'client').map((g) => g.labels);
+  assert.deepEqual(clients, [
+    { protocol: 'tcp', role: 'client', address: '127.0.0.1', port: '5672', pid: '11' },
+    { protocol: 'tcp', role: 'client', address: '127.0.0.1', port: '5672', pid: '12' },
+  ]);
 });

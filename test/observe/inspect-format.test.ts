@@ -30,7 +30,7 @@ const socket: InspectedSocket = {
 test('a sample as a table: a row per socket (IPv6 in brackets), then why each flagged one is flagged', () => {
   const text = formatInspectSample({ time: '2026-01-01T00:00:00.000Z', sockets: [socket] });
   assert.match(text, /tcp\s+established\s+\[::1\]:5201\s+\[::1\]:40000\s+42\/node\s+1\.50ms/);
-  assert.match(text, /LIMITED/);
+  assert.match(text, /\s97%\s+0%\s+rwnd-limited$/m, 'the flag column names the kind');
   assert.match(text, /1 sockets; limited shares of busy time since open/);
   assert.match(text, /^! tcp \[::1\]:5201 → \[::1\]:40000: the receive window limited it/m);
   const doc = inspectDocument({ time: 't', intervalSeconds: 1, sockets: [socket] });

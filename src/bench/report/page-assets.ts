@@ -79,6 +79,19 @@ export const PAGE_SCRIPT = `
     };
     return axis;
   }
+  // Long names (a reader's, a series') are cut on the axis and in the legend, never the plot's room:
+  // the tooltip shows each whole.
+  function cut(text, n) { text = String(text); return text.length > n ? text.slice(0, n - 1) + '\u2026' : text; }
+  function categoryTicks() {
+    return { maxRotation: 0, autoSkip: true, callback: function (v) { return cut(this.getLabelForValue(v), 14); } };
+  }
+  var legendLabels = {
+    generateLabels: function (chart) {
+      var items = Chart.defaults.plugins.legend.labels.generateLabels(chart);
+      items.forEach(function (i) { i.text = cut(i.text, 28); });
+      return items;
+    }
+  };
   var drawn = { id: 'sockbufDrawn', afterRender: function (chart) { chart.canvas.setAttribute('data-drawn', '1'); } };
   specs.forEach(function (s) {
     var colors = s.seed ? muted : ours;
@@ -87,7 +100,7 @@ export const PAGE_SCRIPT = `
       return Object.assign({}, d, { backgroundColor: c, borderColor: c, borderWidth: s.type === 'line' ? 2 : 0, pointRadius: 3, spanGaps: true });
     });
     var x = { title: { display: true, text: s.xTitle } };
-    if (s.xLog) x = log(x, true); else if (s.type === 'line') x.type = 'linear';
+    if (s.xLog) x = log(x, true); else if (s.type === 'line') x.type = 'linear'; else x.ticks = categoryTicks();
     var y = { title: { display: true, text: s.yTitle }, beginAtZero: !s.yLog, ticks: { callback: compact } };
     if (s.yLog) y = log(y, false);
     try {
@@ -96,7 +109,7 @@ export const PAGE_SCRIPT = `
         data: { labels: s.labels, datasets: datasets },
         options: {
           animation: false, responsive: true, maintainAspectRatio: false,
-          plugins: { legend: { display: datasets.length > 1 || !!s.seed, position: 'bottom' } },
+          plugins: { legend: { display: datasets.length > 1 || !!s.seed, position: 'bottom', labels: legendLabels } },
           scales: { x: x, y: y }
         },
         plugins: [drawn]

@@ -112,6 +112,13 @@ const SCROLLERS = `[...document.querySelectorAll('*')]
   .filter((e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth)
   .map((e) => ({ id: e.getAttribute('aria-labelledby') || e.tagName, focusable: e.tabIndex >= 0 }))`;
 
+// Per chart, the share of its canvas that the plot area takes (legend, axes and labels take the rest).
+const PLOT_SHARES = `[...document.querySelectorAll('canvas')].map((c) => {
+  const ch = Chart.getChart(c);
+  const a = ch.chartArea;
+  return { id: c.id, w: (a.right - a.left) / ch.width, h: (a.bottom - a.top) / ch.height };
+})`;
+
 let context: BrowserContext | undefined;
 let profile = '';
 before(async () => {
@@ -236,5 +243,32 @@ test('two files merged, one with a table of 40 columns: the same at 420 and 1280
   // (the scroll may be animated)
   const box = `document.querySelector('[aria-labelledby="${scrollers[0].id}"]')`;
   await tab.waitForFunction(`${box}.scrollLeft > 0`, null, { timeout: 5000 });
+  await tab.close();
+});
+
+// issue 37: with long reader names the bar charts squeezed into a corner, their labels piled up
+test('long reader names: labels cut short (whole in the tooltip), the plot keeps its room, at 420 and 1280 px', {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  const [quick] = loadResults(['test/fixtures/results-quick.json']);
+  const long = (v: unknown, i: number) => `${String(v)}-a-reader-name-that-goes-on-and-on-without-end-${i}`;
+  const doc: ResultsDocument = {
+    ...quick,
+    results: quick.results.map((r, i) =>
+      typeof r.reader === 'string' ? { ...r, reader: long(r.reader, i % 7) } : r,
+    ),
+  };
+  const tab = await open('report-long-names', renderHtml(doc, { generatedAt: 'fixture' }));
+  for (const width of WIDTHS) {
+    await tab.setViewportSize({ width, height: 900 });
+    await tab.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    const shares = (await tab.evaluate(PLOT_SHARES)) as { id: string; w: number; h: number }[];
+    const squeezed = shares.filter((s) => s.w < 0.6 || s.h < 0.4);
+    assert.deepEqual(squeezed, [], `at ${width} px: plots squeezed by their labels`);
+    const ticks = (await tab.evaluate(TICK_COLLISIONS)) as { labels: number; out: string[] };
+    assert.deepEqual(ticks.out, [], `at ${width} px: axis labels over each other`);
+  }
+  await tab.screenshot({ path: join(ARTIFACTS, 'report-long-names.png'), fullPage: true });
   await tab.close();
 });
