@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-attw-'));
 try {
@@ -14,10 +15,12 @@ try {
     encoding: 'utf8',
   });
   const file = join(dir, JSON.parse(out)[0].filename);
-  execFileSync('attw', [file, '--profile', 'esm-only'], { stdio: 'inherit' });
+  const attw = fileURLToPath(new URL('../node_modules/.bin/attw', import.meta.url));
+  execFileSync(attw, [file, '--profile', 'esm-only'], { stdio: 'inherit' });
 } catch (e) {
   process.exitCode = 1;
-  if (!(e && typeof e === 'object' && 'status' in e)) throw e;
+  // attw's own report is already on the terminal; anything else (no npm, no attw) is said here
+  if (!(e && typeof e === 'object' && typeof e.status === 'number')) throw e;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
