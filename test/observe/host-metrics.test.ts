@@ -16,11 +16,12 @@ import { parseSockstat, parseSoftnet } from '../../src/observe/proc.js';
 import { pageSize } from '../../src/sys/libc.js';
 
 const PARSE = `
-import json, sys
+import json, math, sys
 from prometheus_client.parser import text_string_to_metric_families
 out = []
+# NaN (prom-client's event-loop gauges before their first sample) as a string: JSON has no NaN
 for f in text_string_to_metric_families(sys.stdin.read()):
-    out.append({"name": f.name, "type": f.type, "samples": [[s.name, s.labels, s.value] for s in f.samples]})
+    out.append({"name": f.name, "type": f.type, "samples": [[s.name, s.labels, s.value if math.isfinite(s.value) else str(s.value)] for s in f.samples]})
 print(json.dumps(out))
 `;
 const hasParser =
