@@ -39,11 +39,18 @@ export interface DelayLine {
   stop(): Promise<void>;
 }
 
-function ringBytes(link: LinkParams): number {
-  // What can be in flight on the line: the queue limit plus one delay's worth at the cap (or at
-  // 40 Gbit/s without one), at least 8 MiB.
+/** The largest delay-line ring: a typed array past 4 GiB is refused (a 2 s RTT at 40 Gbit/s asked 5 GB). */
+const MAX_RING_BYTES = 2 ** 31;
+
+/**
+ * What can be in flight on the line: the queue limit plus one delay's worth at the cap (or at
+ * 40 Gbit/s without one), at least 8 MiB and at most MAX_RING_BYTES (a packet that finds the ring
+ * full is dropped and counted, as at the queue limit). @internal (exported for its test)
+ */
+export function ringBytes(link: LinkParams): number {
   const rate = link.bitsPerSecond || 40e9;
-  return Math.max(8 << 20, Math.ceil(link.limitBytes + ((rate / 8) * link.delayMs) / 1000) + (1 << 20));
+  const wanted = Math.ceil(link.limitBytes + ((rate / 8) * link.delayMs) / 1000) + (1 << 20);
+  return Math.min(MAX_RING_BYTES, Math.max(8 << 20, wanted));
 }
 
 export async function startDelayLine(
