@@ -38,10 +38,18 @@ export async function measureLab(
         reject(new Error(`lab probe server ${server.describeExit()}: ${server.stderrTail.join(' | ')}`)),
       );
     });
-    const client = (mode: string, arg: string) =>
-      run(netnsCommand(info, 'client', [...probe, mode, to, PROBE_PORT, arg]));
-    const p = await client('ping', String(opts.pings ?? 20));
-    if (p.code !== 0) throw new Error(`lab ping probe failed: ${p.stderr.trim()}`);
+    // each ping is a connection and an echo, one after another (two round trips); a push is its
+    // seconds plus a few round trips: at a 2 s RTT 20 pings outlast run()'s default minute
+    const client = async (mode: string, arg: string, timeoutMs: number) => {
+      const r = await run(netnsCommand(info, 'client', [...probe, mode, to, PROBE_PORT, arg]), timeoutMs);
+      if (r.code !== 0)
+        throw new Error(
+          `lab ${mode} probe failed: ${r.stderr.trim() || `no result within ${timeoutMs / 1000} s`}`,
+        );
+      return r;
+    };
+    const pings = opts.pings ?? 20;
+    const p = await client('ping', String(pings), 30_000 + pings * 3 * info.rttMs);
     const got0 = parseBoundedJson(p.stdout, { maxLength: MAX_STATE_BYTES }) as {
       rttUs: number[];
       kernelRttUs: number[];
@@ -49,8 +57,8 @@ export async function measureLab(
     const sorted = (xs: number[]) => xs.filter((x) => x > 0).sort((a, b) => a - b);
     const samples = sorted(got0.kernelRttUs);
     const app = sorted(got0.rttUs.slice(1));
-    const b = await client('push', String(opts.seconds ?? 1));
-    if (b.code !== 0) throw new Error(`lab transfer probe failed: ${b.stderr.trim()}`);
+    const seconds = opts.seconds ?? 1;
+    const b = await client('push', String(seconds), 30_000 + seconds * 1000 + 10 * info.rttMs);
     const got = parseBoundedJson(b.stdout, { maxLength: MAX_STATE_BYTES }) as {
       bytes: number;
       seconds: number;
