@@ -48,7 +48,13 @@ test('scripts/udp-flood.ts: overloads a capped sink, accounts for every datagram
   const [probe, flood] = lines;
   assert.ok(probe.perSecond > 0);
   assert.equal(flood.receiverCpuPct, 50);
-  assert.equal(flood.accounting.unaccounted, 0, JSON.stringify(flood));
+  if (flood.trailers.received > 0) assert.equal(flood.accounting.unaccounted, 0, JSON.stringify(flood));
+  else {
+    // every trailer (3 copies, 20 ms apart) met the still-full buffer and was dropped with the flood
+    // (a loaded CI run): the kernel counted them among its drops, and blast's own count decides
+    const extra = flood.accounting.accounted - flood.sent;
+    assert.ok(extra >= 0 && extra <= 3, `accounted − sent = ${extra}: ${JSON.stringify(flood)}`);
+  }
   assert.ok(flood.sent > 0 && flood.received > 0 && Number.isFinite(flood.overload), JSON.stringify(flood));
   assert.deepEqual(ours(), before, 'the cgroup was removed');
 });
