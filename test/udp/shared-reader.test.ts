@@ -156,15 +156,23 @@ test('with maxQueueDelay, datagrams that waited longer in userspace are dropped 
       last = seen.length + s.stats().stale;
       await new Promise((r) => setTimeout(r, 200));
     }
+    // on a loaded host the thread may wake late and the kernel (65 536-byte buffer) drop a few:
+    // those are counted too, so every datagram is delivered, stale or a counted drop
+    const lost = (st = s.stats()) => st.stale + st.kernelDrops + st.userspaceDrops;
     const stale0 = s.stats().stale;
+    const lost0 = lost();
     const mark = seen.length;
     // the thread takes these at once; the main thread, blocked 400 ms, hands them over too late
     setImmediate(() => block(400));
     await snd.send(s.address().port, 100, 30_000);
-    await until(() => seen.length - mark + s.stats().stale - stale0 >= 100);
+    await until(() => seen.length - mark + lost() - lost0 >= 100);
     const st = s.stats();
     assert.ok(st.stale - stale0 > 0, `stale drops counted: ${JSON.stringify(st)}`);
-    assert.equal(seen.length - mark + (st.stale - stale0), 100, 'each one either delivered or stale');
+    assert.equal(
+      seen.length - mark + (lost(st) - lost0),
+      100,
+      `each one delivered, stale or a counted drop: ${JSON.stringify(st)}`,
+    );
   } finally {
     snd.child.kill();
     await new Promise<void>((r) => s.close(() => r()));
