@@ -2,7 +2,7 @@
 // a holder process makes the lab and holds it), `lab exec` (execInLab) and `lab down` (downLabs).
 //
 // The hand-shake of lab up with its holder (`sockbuf lab hold`): the holder prints one JSON line,
-// {info, measured} or {error, exitCode}, and waits; lab up answers `ok` on the holder's stdin; the
+// {info, measured} or {error, code}, and waits; lab up answers `ok` on the holder's stdin; the
 // holder clears its parent-death signal and answers `held`; only then does lab up let it go. Until
 // then the holder dies with lab up (the kernel kills it, also when lab up is SIGKILLed), so lab up
 // interrupted at any point leaves either nothing, or a dead holder's lab that cleanStale (`lab down
@@ -108,13 +108,13 @@ export async function upLab(opts: LabOptions, o: { measure?: boolean } = {}): Pr
     const first = await next();
     const r = (first === undefined ? {} : parseBoundedJson(first, { maxLength: MAX_STATE_BYTES })) as {
       error?: string;
-      exitCode?: number;
+      code?: string;
       info?: LabInfo;
       measured?: LabMeasurement;
     };
     if (!r.info) {
       const why = r.error ?? `lab up failed (the lab process ${holder.describeExit()})`;
-      throw r.exitCode === 2 ? new UsageError(why) : new EnvironmentError(why);
+      throw r.code === 'ERR_SOCKBUF_USAGE' ? new UsageError(why) : new EnvironmentError(why);
     }
     holder.process.stdin?.write('ok\n');
     if ((await next()) !== 'held')
@@ -160,8 +160,8 @@ export async function holdLab(
     const measured = o.measure === false ? undefined : await lab.measure();
     output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
   } catch (err) {
-    const e = err as Error & { exitCode?: number };
-    output.write(`${JSON.stringify({ error: e.message, exitCode: e.exitCode ?? 3 })}\n`);
+    const e = err as Error & { code?: unknown };
+    output.write(`${JSON.stringify({ error: e.message, code: e.code })}\n`);
     throw err;
   }
   if ((await firstLine(input)) === 'ok') {
