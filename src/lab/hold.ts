@@ -37,7 +37,7 @@ export function placementOf(argv: string[]): HostName | 'root' {
 export async function runUnderLab(
   args: string[],
   opts: LabOptions,
-  o: { measure?: boolean; onUp?: (up: LabUp) => void } = {},
+  o: { measure?: boolean; onUp?: (up: LabUp) => void; signal?: AbortSignal } = {},
 ): Promise<number> {
   const lab = await Lab.create(opts);
   try {
@@ -49,7 +49,8 @@ export async function runUnderLab(
       where === 'root'
         ? { ...cmd, env: { [LAB_ENV]: JSON.stringify(lab.info) } }
         : netnsCommand(lab.info, where, [cmd.file, ...cmd.args]);
-    return await runInherit(spec);
+    // stopped (the CLI's SIGINT/SIGTERM): the command gets SIGTERM and the lab is taken down after it
+    return await runInherit(spec, { signal: o.signal });
   } finally {
     await lab.close();
   }
@@ -146,20 +147,28 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
 
 /**
  * The holder's side (`sockbuf lab hold`): makes the lab, prints it, completes the hand-shake, then
- * holds the lab until a signal ends the process (the lab's handlers take it down). Started by hand
- * (stdin not a pipe from lab up), it holds with its parent-death signal kept.
+ * holds the lab until `signal` aborts (the CLI aborts it on SIGINT or SIGTERM: lab down sends
+ * SIGTERM) and takes it down. Started by hand (stdin not a pipe from lab up), it holds with its
+ * parent-death signal kept.
  */
 export async function holdLab(
   opts: LabOptions,
-  o: { measure?: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
-): Promise<never> {
+  o: {
+    measure?: boolean;
+    input?: NodeJS.ReadableStream;
+    output?: NodeJS.WritableStream;
+    signal: AbortSignal;
+  },
+): Promise<void> {
   const input = o.input ?? process.stdin;
   const output = o.output ?? process.stdout;
+  let lab: Lab | undefined;
   try {
-    const lab = await Lab.create({ ...opts, held: true });
+    lab = await Lab.create({ ...opts, held: true });
     const measured = o.measure === false ? undefined : await lab.measure();
     output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
   } catch (err) {
+    await lab?.close();
     const e = err as Error & { code?: unknown };
     output.write(`${JSON.stringify({ error: e.message, code: e.code })}\n`);
     throw err;
@@ -172,7 +181,9 @@ export async function holdLab(
   // lab up closes its ends of the pipes once it has the answer: a late write must not end the holder
   output.on('error', () => {});
   process.stderr.on('error', () => {});
-  return new Promise<never>(() => {}); // the delay line's threads keep the process up; signals end it
+  // held until asked (the delay line's threads keep the process up meanwhile)
+  if (!o.signal.aborted) await new Promise((r) => o.signal.addEventListener('abort', r, { once: true }));
+  await lab.close();
 }
 
 /** A lab's id as `lab status` shows it (the number in its namespaces' names); anything else: UsageError. */

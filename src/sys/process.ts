@@ -312,10 +312,16 @@ export class Child {
   }
 }
 
-/** Runs a command to its end with output passed through (input too); resolves to its exit status. */
-export async function runInherit(spec: SpawnSpec): Promise<number> {
+/**
+ * Runs a command to its end with output passed through (input too); resolves to its exit status.
+ * When `signal` aborts, the command gets SIGTERM.
+ */
+export async function runInherit(spec: SpawnSpec, opts: { signal?: AbortSignal } = {}): Promise<number> {
   const child = new Child(spec, { group: false, output: 'inherit' });
-  const { code, signal } = await child.exited;
+  const stop = () => child.signal('SIGTERM');
+  if (opts.signal?.aborted) stop();
+  else opts.signal?.addEventListener('abort', stop, { once: true });
+  const { code, signal } = await child.exited.finally(() => opts.signal?.removeEventListener('abort', stop));
   if (code === null && signal === null) throw notStarted(child);
   return code ?? 128;
 }
