@@ -8,7 +8,7 @@ import { FROM_SOURCE, moduleUrl } from './package.js';
 import { SockbufError } from './sockbuf-error.js';
 import { SysError } from './sys-error.js';
 
-/** `base`: the module's URL without its extension, e.g. `new URL('./reader-worker', import.meta.url)`. */
+/** `base`: the module's URL without its extension, e.g. `new URL('./reader.worker', import.meta.url)`. */
 export function spawnWorker(base: URL, options: WorkerOptions): Worker {
   const url = moduleUrl(base);
   const opts: WorkerOptions = { execArgv: [], ...options };
