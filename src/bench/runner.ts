@@ -6,10 +6,10 @@
 import { performance } from 'node:perf_hooks';
 import { SockbufError } from '../errors.js';
 import { Child, nodeCommand, type SpawnSpec, sockbufCommand } from '../sys/process.js';
+import { columnStats } from './column-stats.js';
 import { MAX_EVENT_LINE, parseEventLine, READY_EVENT, substitute } from './ends.js';
 import type { Placement, Role } from './placement.js';
 import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } from './scenario.js';
-import { columnStats } from './stats.js';
 
 /** How many stderr lines of each end are kept for error reports. */
 export const STDERR_TAIL = 20;
