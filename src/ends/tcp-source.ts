@@ -283,7 +283,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       opts,
       (conn) => {
         signal?.throwIfAborted(); // openStreams closes what it opened
-        if (cutShort) throw new Error('cut'); // likewise
+        if (cutShort) throw new DOMException('cut short by the deadline', 'TimeoutError'); // likewise
         conn.sample();
       },
       connectBy,

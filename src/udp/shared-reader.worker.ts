@@ -11,8 +11,10 @@ import { getPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { EPOLL_EVENT_SIZE, epollDel, epollEventAt, epollWait, eventFdDrain } from '../sys/epoll.js';
-import { errno, fn, setThreadNice } from '../sys/libc.js';
+import { fn, setThreadNice } from '../sys/libc.js';
 import { MsgVec, recvmmsg } from '../sys/mmsg.js';
+import { SysError } from '../sys/sys-error.js';
+import { failureMessage } from '../sys/worker.js';
 import { nowUs } from './clock.js';
 import { entryOf, isFull } from './ring.js';
 import {
@@ -132,7 +134,7 @@ function run(d: SharedRingData, ready: () => void): void {
     }
     const n = epollWait(d.epfd, events, MAX_EVENTS, IDLE_WAIT_MS);
     if (n === -EINTR) continue;
-    if (n < 0) throw Object.assign(new Error('epoll_wait'), { errno: -n, syscall: 'epoll_wait' });
+    if (n < 0) throw new SysError('epoll_wait', -n);
     let wake = false;
     for (let i = 0; i < n; i++) {
       const { id, fd } = epollEventAt(events, i);
@@ -149,7 +151,6 @@ if (parentPort && workerData) {
     run(workerData as SharedRingData, () => port.postMessage({ ready: true }));
     parentPort.postMessage({ exited: true });
   } catch (err) {
-    const x = err as Error & { errno?: number; syscall?: string };
-    parentPort.postMessage({ error: x.message, errno: x.errno ?? errno(), syscall: x.syscall ?? 'reader' });
+    parentPort.postMessage(failureMessage(err));
   }
 }
