@@ -5,6 +5,9 @@
 //   first    bind, then a datagram sent at once from a peer: milliseconds until 'message' (200 times)
 //   echo     open a socket, send a query to a local echo server (node:dgram, another process on
 //            another CPU), receive the answer, close and wait for 'close': 1 000 times in a row
+//   overload a request/response server (1 ms of work each) on CPU 1 driven at 3 × its capacity by a
+//            client on CPU 0 (nice −10 as root): each answer's delay at the client, and at the server
+//            the wait from the client's send to the start of the work (wall clock on both ends)
 //   cpu      a receiver on CPU 1 fed by the C sender (scripts/c/statsd-send.c) on CPU 0 at each rate:
 //            the receiver's utime + stime per datagram received; --repeat pairs in alternating order,
 //            the median of each implementation's
@@ -13,7 +16,7 @@
 //     [--echo 1000] [--rates 1k,10k,40k] [--seconds 3] [--repeat 3] [--only sockets,first,echo,cpu] [--json FILE]
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -165,6 +168,10 @@ async function childRrServer(d: Dgram, work: number, maxQueueDelay: number): Pro
 
 /** Sends `rate` requests a second for `seconds`, each stamped; the answers' delays. */
 async function childRrClient(server: number, rate: number, seconds: number): Promise<void> {
+  // above the host's other work (as root), so that its own late wake-ups count as little as they can
+  try {
+    setPriority(-10);
+  } catch {}
   const node = await load('node:dgram');
   const c = node.createSocket('udp4');
   const delays: number[] = [];

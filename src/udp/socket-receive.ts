@@ -13,7 +13,7 @@
 import dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import { SO_TIMESTAMPNS, SOL_SOCKET } from '../sys/constants.js';
-import { getMemInfo } from '../sys/meminfo.js';
+import { getMemInfo, receiveQueue } from '../sys/meminfo.js';
 import { decodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd } from '../sys/socket.js';
 import { setInt } from '../sys/udp-socket.js';
@@ -133,9 +133,10 @@ export class SocketReceiver implements ReaderSink {
   /** Whether the main thread falls behind: then the reader thread takes over. */
   private checkBacklog(): void {
     if (this.mode !== 'main') return;
-    const m = getMemInfo(this.fd);
+    const m = receiveQueue(this.fd);
+    if (!m) return;
     const limit = this.o.maxQueueDelay > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
-    const drops = m.drops ?? 0;
+    const drops = m.drops;
     if (m.rmemAlloc > limit || drops > this.lastDrops) this.toThread();
     this.lastDrops = drops;
   }
