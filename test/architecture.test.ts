@@ -155,11 +155,11 @@ export function sameNameImports(files: SourceFile[]): string[] {
   });
 }
 
-/** Files named `*-worker.ts` or `*-thread.ts` that no file starts as a worker thread. */
+/** Files named `*.worker.ts` that no file starts as a worker thread. */
 export function misnamedThreads(files: SourceFile[]): string[] {
   const started = new Set(files.flatMap((f) => f.workers ?? []));
   return files
-    .filter((f) => /-(worker|thread)\.ts$/.test(f.path) && !started.has(f.path))
+    .filter((f) => /\.worker\.ts$/.test(f.path) && !started.has(f.path))
     .map((f) => `${f.path} is named as a thread's code but no spawnWorker runs it`);
 }
 
@@ -204,7 +204,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   'the folders below src/bench do not import it': belowBench,
   [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: longFiles,
   'no file imports two modules of the same name': sameNameImports,
-  'a *-worker.ts or *-thread.ts file is what a worker thread runs': misnamedThreads,
+  'a *.worker.ts file is what a worker thread runs': misnamedThreads,
   // the entries are for users: the CLI imports the modules it needs, so nothing is public because it did
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': (fs) =>
     fs.flatMap((f) =>
@@ -239,10 +239,10 @@ const BROKEN: Record<string, SourceFile[]> = {
   'no file imports two modules of the same name': [
     file('serve/server.ts', ['ends/far-end.ts', 'serve/far-end.ts']),
   ],
-  'a *-worker.ts or *-thread.ts file is what a worker thread runs': [
-    { ...file('udp/receiver.ts', ['udp/reader-thread.ts']), workers: ['udp/reader-worker.ts'] },
-    file('udp/reader-worker.ts', []),
-    file('udp/reader-thread.ts', []),
+  'a *.worker.ts file is what a worker thread runs': [
+    { ...file('udp/receiver.ts', []), workers: ['udp/reader.worker.ts'] },
+    file('udp/reader.worker.ts', []),
+    file('udp/thread.worker.ts', []),
   ],
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': [
     file('cli/bench.ts', ['tools.ts']),

@@ -1,4 +1,4 @@
-// The lab measures itself (probe.ts run in its two hosts: ping-pong round trips, then a short
+// The lab measures itself (link-probe.child.ts run in its two hosts: ping-pong round trips, then a short
 // autotuned TCP transfer), and says in one line what it is and what it measured.
 import { parseBoundedJson } from '../policy/json.js';
 import { formatBitRate, formatDuration } from '../policy/units.js';
@@ -27,7 +27,7 @@ export async function measureLab(
   info: LabInfo,
   opts: { pings?: number; seconds?: number } = {},
 ): Promise<LabMeasurement> {
-  const { file, args } = nodeCommand(moduleFile(new URL('./probe', import.meta.url)));
+  const { file, args } = nodeCommand(moduleFile(new URL('./link-probe.child', import.meta.url)));
   const probe = [file, ...args];
   const to = info.hosts.server.ipv4;
   const server = new Child(netnsCommand(info, 'server', [...probe, 'serve', to, PROBE_PORT]));

@@ -6,7 +6,7 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { FROM_SOURCE, moduleUrl } from './package.js';
 
-/** `base`: the module's URL without its extension, e.g. `new URL('./reader-worker', import.meta.url)`. */
+/** `base`: the module's URL without its extension, e.g. `new URL('./reader.worker', import.meta.url)`. */
 export function spawnWorker(base: URL, options: WorkerOptions): Worker {
   const url = moduleUrl(base);
   const opts: WorkerOptions = { execArgv: [], ...options };

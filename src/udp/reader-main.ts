@@ -1,12 +1,12 @@
-// The main-thread side of one reader (reader-worker.ts is the thread's side): the shared memory the
-// thread fills (allocated here, handed to reader-worker.ts), the thread itself, and the view of one
+// The main-thread side of one reader (reader.worker.ts is the thread's side): the shared memory the
+// thread fills (allocated here, handed to reader.worker.ts), the thread itself, and the view of one
 // committed ring entry as a UdpBatch. The receiver (receiver.ts) owns the life cycle; this file knows
 // the memory layout only.
 import type { Worker } from 'node:worker_threads';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
 import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';
 import { spawnWorker } from '../sys/worker.js';
-import type { ReaderData } from './reader-worker.js';
+import type { ReaderData } from './reader.worker.js';
 import { COUNTER, CTRL, entryOf, type RingLayout } from './ring.js';
 
 /**
@@ -80,7 +80,7 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
     notify: s.notify.buffer as SharedArrayBuffer,
     counters: sab(COUNTER.SIZE * 8),
   };
-  const worker = spawnWorker(new URL('./reader-worker', import.meta.url), { workerData: d });
+  const worker = spawnWorker(new URL('./reader.worker', import.meta.url), { workerData: d });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const ring: Ring = {
     fd,

@@ -1,5 +1,5 @@
 // The batched UDP receiver: one reader thread per socket does recvmmsg into a shared ring (see
-// reader-worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The readers start
+// reader.worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The readers start
 // when the application first asks for a batch (or calls start()): until then the kernel's receive
 // buffer holds what comes. When the consumer falls behind and the ring is full, the reader waits and
 // the kernel's buffer absorbs the burst (onFull 'wait', the default); with onFull 'drop' a full ring
@@ -17,7 +17,7 @@ import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../s
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
 import { shutdownRead } from '../sys/udp-socket.js';
 import { MAX_SEGMENTS } from './gro.js';
-import { observeUdpHost, udpKernelDrops } from './host.js';
+import { observeUdpHost, udpKernelDrops } from './kernel-drops.js';
 import {
   batchAt,
   type ReaderSettings,

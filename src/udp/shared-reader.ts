@@ -1,4 +1,4 @@
-// The main thread's side of the one reader thread per process (shared-reader-worker.ts): it makes
+// The main thread's side of the one reader thread per process (shared-reader.worker.ts): it makes
 // the epoll set and the eventfd, starts the thread on first need and keeps it until the last socket
 // that may use it is gone, watches and releases sockets, and runs the one loop that takes the shared
 // ring's entries and hands each to its socket. The thread is never what keeps the process alive
@@ -149,7 +149,7 @@ class SharedReader {
 
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const w = spawnWorker(new URL('./shared-reader-worker', import.meta.url), { workerData: this.d });
+      const w = spawnWorker(new URL('./shared-reader.worker', import.meta.url), { workerData: this.d });
       this.worker = w;
       w.on('message', (m: { ready?: boolean; error?: string; errno?: number; syscall?: string }) => {
         if (m.ready) {

@@ -9,7 +9,7 @@ import type { HostInfo } from '../../observe/proc.js';
 import { parseBoundedJson } from '../../policy/json.js';
 import { printable } from '../../policy/printable.js';
 import { SCHEMA } from '../../sys/package.js';
-import { clip } from './limits.js';
+import { clip } from './bounds.js';
 import { named } from './sources.js';
 
 export { mergeResults } from './sources.js';

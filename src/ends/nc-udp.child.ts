@@ -1,5 +1,5 @@
 // Seed 004's "netcat instead of receive": OpenBSD netcat as the UDP receiver, run by the bench runner as
-// `node nc-udp.js --host H --size S [--idle 1s]`. `nc -u -l` binds, takes the first sender (it connects
+// `node nc-udp.child.js --host H --size S [--idle 1s]`. `nc -u -l` binds, takes the first sender (it connects
 // to it: datagrams from other ports are dropped) and writes every datagram's bytes to stdout as one
 // stream; here that goes to a file, and the datagrams are counted from it afterwards: whole data
 // datagrams of the fixed size, the sender's trailers apart (ends/udp-header.ts splitDatagramStream).

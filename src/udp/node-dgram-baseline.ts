@@ -11,7 +11,7 @@ import { resolveFirst } from '../policy/resolve.js';
 import { parseSize } from '../policy/units.js';
 import { SOCK_DGRAM } from '../sys/constants.js';
 import { bindFd, closeFd, createSocket } from '../sys/socket.js';
-import { observeUdpHost, udpKernelDrops } from './host.js';
+import { observeUdpHost, udpKernelDrops } from './kernel-drops.js';
 
 export interface DgramReceiverOptions {
   listen: string | HostPort;
