@@ -18,8 +18,6 @@ interface SourceFile {
   lines: number;
   /** Relative imports resolved to paths under src/ (`.js` → `.ts`); packages and builtins as written. */
   imports: string[];
-  /** Modules it starts as worker threads (`spawnWorker(new URL('./x', import.meta.url))`), as paths under src/. */
-  workers?: string[];
   /** Its functions, methods and arrow functions with their length in lines, `name:line`. */
   functions?: { name: string; lines: number }[];
 }
@@ -55,9 +53,6 @@ export function importsOf(text: string): string[] {
   return [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
 }
 
-// `spawnWorker(new URL('./x', import.meta.url), …)`: the module a worker thread runs.
-const WORKER = /spawnWorker\(\s*new URL\(\s*['"]([^'"]+)['"]/g;
-
 function resolveSpecifier(from: string, spec: string): string {
   if (!spec.startsWith('.')) return spec;
   return posix.normalize(posix.join(posix.dirname(from), spec)).replace(/\.js$/, '.ts');
@@ -74,7 +69,6 @@ function readSources(dir = SRC, out: SourceFile[] = []): SourceFile[] {
         path,
         lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
         imports: importsOf(text).map((s) => resolveSpecifier(path, s)),
-        workers: [...text.matchAll(WORKER)].map((m) => resolveSpecifier(path, `${m[1]}.js`)),
         functions: functionsOf(path, text),
       });
     }
@@ -155,12 +149,103 @@ export function sameNameImports(files: SourceFile[]): string[] {
   });
 }
 
-/** Files named `*.worker.ts` that no file starts as a worker thread. */
-export function misnamedThreads(files: SourceFile[]): string[] {
-  const started = new Set(files.flatMap((f) => f.workers ?? []));
-  return files
-    .filter((f) => /\.worker\.ts$/.test(f.path) && !started.has(f.path))
-    .map((f) => `${f.path} is named as a thread's code but no spawnWorker runs it`);
+/**
+ * How a module is started rather than imported, and the suffix its name carries: a worker thread
+ * (`spawnWorker(new URL(…))`), the loader hooks of `module.register(…)`, or a child process (any
+ * other `new URL('./x', import.meta.url)` of a source file no file imports: `node x.child.js …`).
+ */
+type EntryKind = 'worker' | 'hooks' | 'child';
+const ENTRY_SUFFIX = /\.(worker|hooks|child)\.ts$/;
+/** Commands people run, which tests run too: the package's bin (package.json) and scripts/*.ts. */
+const isCommand = (path: string) => path === 'src/cli/main.ts' || /^scripts\/[^/]+\.ts$/.test(path);
+
+/** One file of the repository for the entry rules: the modules it imports for their values, and those it starts. */
+interface TreeFile {
+  /** Its path from the repository's root, posix. */
+  path: string;
+  /** Modules it loads (import/export … from, import()), `import type` aside: erased, they load nothing. */
+  valueImports: string[];
+  /** Modules it starts, by `new URL(…, import.meta.url)`, and how. */
+  starts: { path: string; kind: EntryKind }[];
+}
+
+/** The value imports and started modules of one source text (paths resolved from `path`, `.js` → `.ts`). */
+export function entryFacts(path: string, text: string): TreeFile {
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const resolve = (spec: string) => {
+    const p = posix.normalize(posix.join(posix.dirname(path), spec));
+    // `./x.js` is x.ts; `./x` and `./x.child` (moduleFile's, without extension) too; `./x.json` is itself
+    return /(^|\/)[^./]+$|\.(child|worker|hooks)$/.test(p) ? `${p}.ts` : p.replace(/\.js$/, '.ts');
+  };
+  const out: TreeFile = { path, valueImports: [], starts: [] };
+  const kindAt = (n: ts.Node): EntryKind => {
+    for (let p = n.parent; p && !ts.isStatement(p); p = p.parent) {
+      const callee = ts.isCallExpression(p) || ts.isNewExpression(p) ? p.expression.getText(sf) : '';
+      if (/(^|\.)(spawnWorker|Worker)$/.test(callee)) return 'worker';
+      if (/(^|\.)register$/.test(callee)) return 'hooks';
+    }
+    return 'child';
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const c = n.importClause;
+      const typeOnly =
+        c?.isTypeOnly ||
+        (c &&
+          !c.name &&
+          c.namedBindings &&
+          ts.isNamedImports(c.namedBindings) &&
+          c.namedBindings.elements.length > 0 &&
+          c.namedBindings.elements.every((e) => e.isTypeOnly));
+      if (!typeOnly) out.valueImports.push(n.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      if (!n.isTypeOnly) out.valueImports.push(n.moduleSpecifier.text);
+    } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [a] = n.arguments;
+      if (a && ts.isStringLiteral(a)) out.valueImports.push(a.text);
+    } else if (
+      ts.isNewExpression(n) &&
+      n.expression.getText(sf) === 'URL' &&
+      n.arguments?.length === 2 &&
+      ts.isStringLiteralLike(n.arguments[0]) &&
+      n.arguments[1].getText(sf) === 'import.meta.url' &&
+      n.arguments[0].text.startsWith('.')
+    ) {
+      out.starts.push({ path: resolve(n.arguments[0].text), kind: kindAt(n) });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  out.valueImports = out.valueImports.filter((s) => s.startsWith('.')).map(resolve);
+  return out;
+}
+
+/**
+ * Entries not named for how they start: a module started as a worker thread, as loader hooks or as a
+ * child process (and imported by no file) is `*.worker.ts`, `*.hooks.ts` or `*.child.ts`.
+ */
+export function unnamedEntries(files: TreeFile[]): string[] {
+  const known = new Set(files.map((f) => f.path));
+  const imported = new Set(files.flatMap((f) => f.valueImports));
+  return files.flatMap((f) =>
+    f.starts
+      .filter((s) => known.has(s.path) && !isCommand(s.path) && !s.path.endsWith(`.${s.kind}.ts`))
+      .filter((s) => s.kind !== 'child' || !imported.has(s.path))
+      .map((s) => `${f.path} starts ${s.path} as a ${s.kind}: name it *.${s.kind}.ts`),
+  );
+}
+
+/** Files named `*.worker.ts`, `*.hooks.ts` or `*.child.ts` that a file imports, or that nothing starts so. */
+export function misnamedEntries(files: TreeFile[]): string[] {
+  const started = new Set(files.flatMap((f) => f.starts.map((s) => `${s.path} ${s.kind}`)));
+  return files.flatMap((f) => [
+    ...f.valueImports
+      .filter((s) => ENTRY_SUFFIX.test(s))
+      .map((s) => `${f.path} imports ${s}, an entry: move what both need to a module of its own`),
+    ...(ENTRY_SUFFIX.test(f.path) && !started.has(`${f.path} ${f.path.match(ENTRY_SUFFIX)?.[1]}`)
+      ? [`${f.path} is named as an entry but nothing starts it as one`]
+      : []),
+  ]);
 }
 
 /**
@@ -204,7 +289,6 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   'the folders below src/bench do not import it': belowBench,
   [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: longFiles,
   'no file imports two modules of the same name': sameNameImports,
-  'a *.worker.ts file is what a worker thread runs': misnamedThreads,
   // the entries are for users: the CLI imports the modules it needs, so nothing is public because it did
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': (fs) =>
     fs.flatMap((f) =>
@@ -238,11 +322,6 @@ const BROKEN: Record<string, SourceFile[]> = {
   [`no file in src/ over ${MAX_LINES} lines but the reviewed ones`]: [file('lab/lab.ts', [], MAX_LINES + 1)],
   'no file imports two modules of the same name': [
     file('serve/server.ts', ['ends/far-end.ts', 'serve/far-end.ts']),
-  ],
-  'a *.worker.ts file is what a worker thread runs': [
-    { ...file('udp/receiver.ts', []), workers: ['udp/reader.worker.ts'] },
-    file('udp/reader.worker.ts', []),
-    file('udp/thread.worker.ts', []),
   ],
   'no file of src/ imports an entry (index.ts, tools.ts, dgram.ts), the entries aside': [
     file('cli/bench.ts', ['tools.ts']),
@@ -287,4 +366,75 @@ test('pending violations of the rules, removed by other open work', {
     (PENDING[name] ?? []).length ? rule(src).map((v) => `${name}: ${v}`) : [],
   );
   assert.equal(left.length, 0, `${left.length} pending:\n  ${left.join('\n  ')}`);
+});
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The TypeScript files of src/, scripts/, test/ and examples/, for the entry rules. */
+function readTree(): TreeFile[] {
+  const out: TreeFile[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts'))
+        out.push(entryFacts(relative(ROOT, p).split('\\').join('/'), readFileSync(p, 'utf8')));
+    }
+  };
+  for (const d of ['src', 'scripts', 'test', 'examples']) walk(join(ROOT, d));
+  return out;
+}
+
+const ENTRY_RULES: Record<string, [(files: TreeFile[]) => string[], TreeFile[]]> = {
+  // each with a made-up tree that breaks it
+  'a module started as a worker thread, loader hooks or a child process is named *.worker.ts, *.hooks.ts or *.child.ts':
+    [
+      unnamedEntries,
+      [
+        entryFacts('src/udp/x.ts', "spawnWorker(new URL('./reader-worker', import.meta.url), {});"),
+        { path: 'src/udp/reader-worker.ts', valueImports: [], starts: [] },
+      ],
+    ],
+  'a *.worker.ts, *.hooks.ts or *.child.ts file is started so, and no file imports it': [
+    misnamedEntries,
+    [
+      entryFacts('src/lab/delayline.ts', "import { STAT } from './delayline.worker.js';"),
+      { path: 'src/lab/delayline.worker.ts', valueImports: [], starts: [] },
+    ],
+  ],
+};
+
+const tree = readTree();
+for (const [name, [rule, broken]] of Object.entries(ENTRY_RULES)) {
+  test(`rule: ${name}`, () => {
+    assert.ok(rule(broken).length > 0, 'the rule does not catch a violation');
+    const found = rule(tree);
+    assert.deepEqual(found, [], `${name}:\n  ${found.join('\n  ')}`);
+  });
+}
+
+test('the entry scanner tells a worker, loader hooks and a child apart, and type-only imports from value imports', () => {
+  const text = [
+    "import type { A } from './a.worker.js';",
+    "import { type B, type C } from './b.js';",
+    "import { type D, e } from './d.js';",
+    "export type { F } from './f.js';",
+    "export { g } from './g.js';",
+    "const h = await import('./h.js');",
+    "spawnWorker(new URL('./w.worker', import.meta.url), { workerData });",
+    "register(moduleUrl(new URL('./l.hooks', import.meta.url)), {});",
+    "const END = moduleFile(new URL('../ends/e.child', import.meta.url));",
+    "const S = fileURLToPath(new URL('./lib/s.child.ts', import.meta.url));",
+    "const J = new URL('../../docs/x.json', import.meta.url);",
+  ].join('\n');
+  const f = entryFacts('src/x/y.ts', text);
+  assert.deepEqual(f.valueImports, ['src/x/d.ts', 'src/x/g.ts', 'src/x/h.ts']);
+  assert.deepEqual(f.starts, [
+    { path: 'src/x/w.worker.ts', kind: 'worker' },
+    { path: 'src/x/l.hooks.ts', kind: 'hooks' },
+    { path: 'src/ends/e.child.ts', kind: 'child' },
+    { path: 'src/x/lib/s.child.ts', kind: 'child' },
+    { path: 'docs/x.json', kind: 'child' },
+  ]);
+  assert.ok(tree.length > 200, `read ${tree.length} files`);
 });
