@@ -114,6 +114,61 @@ export function folderCycles(files: SourceFile[]): string[] {
   return cycles;
 }
 
+/**
+ * Cycles between files (type-only imports count: a reader follows them too), one per strongly
+ * connected group, as `a.ts → b.ts → a.ts`. Two files of one folder that import each other are one
+ * module in two files: merge them, or move what both need to a third.
+ */
+export function fileCycles(files: SourceFile[]): string[] {
+  const edges = new Map(files.map((f) => [f.path, [...new Set(f.imports.filter(isLocal))]]));
+  // Tarjan's strongly connected components
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const connect = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) group.push(w);
+      if (group.length > 1 || edges.get(v)?.includes(v)) groups.push(group);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) connect(v);
+  // one cycle through each group's first file, by breadth-first search back to it
+  return groups.map((group) => {
+    const inGroup = new Set(group);
+    const start = [...group].sort()[0];
+    const from = new Map<string, string>();
+    const queue = [start];
+    let last = start;
+    search: while (queue.length) {
+      const v = queue.shift() as string;
+      for (const w of edges.get(v) ?? []) {
+        if (w === start) {
+          last = v;
+          break search;
+        }
+        if (inGroup.has(w) && !from.has(w)) {
+          from.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    const path = [start];
+    for (let v = last; v !== start; v = from.get(v) as string) path.splice(1, 0, v);
+    return `${[...path, start].join(' → ')}${group.length > path.length ? ` (${group.length} files in the cycle)` : ''}`;
+  });
+}
+
 /** Files outside `allowed` that import `pkg`. */
 export function importsOutside(
   files: SourceFile[],
@@ -280,6 +335,7 @@ export function longFiles(files: SourceFile[], max = MAX_LINES): string[] {
 
 const RULES: Record<string, (files: SourceFile[]) => string[]> = {
   'no import cycle between folders of src/': folderCycles,
+  'no import cycle between files of src/': fileCycles,
   'koffi only under src/sys': (fs) => importsOutside(fs, 'koffi', (p) => p.startsWith('sys/')),
   'node:child_process only in src/sys/process.ts': (fs) => [
     ...importsOutside(fs, 'node:child_process', (p) => p === 'sys/process.ts'),
@@ -314,6 +370,10 @@ const BROKEN: Record<string, SourceFile[]> = {
     file('a/x.ts', ['b/y.ts']),
     file('b/y.ts', ['c/z.ts']),
     file('c/z.ts', ['a/w.ts']),
+  ],
+  'no import cycle between files of src/': [
+    file('bench/report/results.ts', ['bench/report/sources.ts']),
+    file('bench/report/sources.ts', ['bench/report/results.ts']),
   ],
   'koffi only under src/sys': [file('udp/x.ts', ['koffi'])],
   'node:child_process only in src/sys/process.ts': [file('bench/runner.ts', ['node:child_process'])],
