@@ -1,6 +1,6 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { runTcpBlast } from '../ends/tcp-source.js';
+import { runTcpBlast, STALL_SECONDS } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import {
@@ -24,6 +24,11 @@ export function register(program: Command): Command {
     .requiredOption('--to <host:port>', 'the sink')
     .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
     .option('--duration <duration>', 'send for this long (default 10s)')
+    .option(
+      '--stall-timeout <duration>',
+      'with --bytes: give up when the receiver has taken nothing for this long (connecting included)',
+      `${STALL_SECONDS}s`,
+    )
     .option('--size <size>', 'frame payload bytes', '128K')
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option(
@@ -45,6 +50,7 @@ export function register(program: Command): Command {
       const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
       const seconds =
         o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
+      const stallSeconds = parsePositiveDuration(String(o.stallTimeout), '--stall-timeout');
       const size = parseSize(String(o.size), '--size');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
@@ -68,6 +74,7 @@ export function register(program: Command): Command {
           // a serve test's far end wants its secret; from the environment, never argv
           secret: process.env.SOCKBUF_SECRET || undefined,
           stop: signals.signal,
+          stallSeconds,
         },
         out,
       ).finally(() => signals.dispose());

@@ -155,11 +155,15 @@ export async function holdLab(
 ): Promise<never> {
   const input = o.input ?? process.stdin;
   const output = o.output ?? process.stdout;
+  let lab: Lab | undefined;
   try {
-    const lab = await Lab.create({ ...opts, held: true });
+    lab = await Lab.create({ ...opts, held: true });
     const measured = o.measure === false ? undefined : await lab.measure();
     output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
   } catch (err) {
+    // a failed self-check takes down what it made (namespaces, devices, the delay line) before lab
+    // up hears of it: lab up then stops this process, which would leave them to the next cleanStale
+    await lab?.close();
     const e = err as Error & { exitCode?: number };
     output.write(`${JSON.stringify({ error: e.message, exitCode: e.exitCode ?? 3 })}\n`);
     throw err;
