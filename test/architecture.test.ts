@@ -305,7 +305,7 @@ export function misnamedEntries(files: TreeFile[]): string[] {
 
 /**
  * The reviewed exceptions to the length limits: a file or function longer than the limit is listed
- * here with why it stays whole (a file is never split only to pass a count; DESIGN.md). Review an
+ * here with why it stays whole (a file is never split only to pass a count; docs/architecture.md). Review an
  * entry when its file grows by more than a screen past what it says.
  */
 const LONG_FILES: Record<string, string> = {
