@@ -5,16 +5,9 @@
 
 import { UsageError } from '../errors.js';
 import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
+import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
-import {
-  durationMs,
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseBitRate,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
@@ -56,27 +49,15 @@ export interface Diagnosis extends HostCheck {
   sockets?: SocketFinding[];
 }
 
-/** Past these a value cannot be meant (the fastest links carry a few Tbit/s; an RTT past a minute is no network's). */
-export const MAX_BANDWIDTH_BITS = 10e12;
-export const MAX_RTT_SECONDS = 60;
-
 /** The targets from the options, each checked (UsageError naming the option and the value). */
 export function doctorTargets(
   o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {},
 ): DoctorTargets {
-  const bandwidth = o.bandwidth ?? '10gbit';
-  const t: DoctorTargets = {
-    bitsPerSecond: typeof bandwidth === 'number' ? bandwidth : parseBitRate(bandwidth, 'bandwidth'),
-    rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
-    udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
+  return {
+    bitsPerSecond: checkOption('bandwidth', o.bandwidth ?? OPTIONS.bandwidth.default),
+    rttSeconds: checkOption('rtt', o.rtt ?? OPTIONS.rtt.default) / 1000,
+    udpRcvbufBytes: checkOption('udpRcvbuf', o.udpRcvbuf ?? OPTIONS.udpRcvbuf.default),
   };
-  if (!(t.bitsPerSecond > 0 && t.bitsPerSecond <= MAX_BANDWIDTH_BITS))
-    throw UsageError.invalid('bandwidth', bandwidth, 'more than 0 and at most 10tbit');
-  if (!(t.rttSeconds > 0 && t.rttSeconds <= MAX_RTT_SECONDS))
-    throw UsageError.invalid('rtt', o.rtt, 'more than 0 and at most 1m');
-  if (!isBufferSize(t.udpRcvbufBytes))
-    throw UsageError.invalid('udpRcvbuf', o.udpRcvbuf, BUFFER_BYTES.expected);
-  return t;
 }
 
 /** Checks the host against the targets. UsageError naming procRoot when it is not a /proc tree. */

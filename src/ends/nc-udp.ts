@@ -11,6 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { OPTIONS } from '../policy/option-registry.js';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
 import { printEvent } from './event.js';
@@ -44,7 +45,7 @@ const readTables = () =>
 
 async function main(): Promise<void> {
   const a = args(process.argv.slice(2));
-  const size = parseSize(a.size ?? '64', '--size');
+  const size = parseSize(a.size ?? OPTIONS.blastSize.default, '--size');
   const idleMs = parseDuration(a.idle ?? '1s', '--idle') * 1000;
   const host = a.host ?? '127.0.0.1';
   const nc = which('nc');

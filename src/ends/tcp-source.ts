@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/option-registry.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -213,7 +213,11 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   if (opts.bytes !== undefined && opts.seconds !== undefined) throw UsageError.either('bytes', 'seconds');
   // raw zeros carry no hello, so the sink cannot be told to send
   if (opts.raw && opts.reverse) throw UsageError.conflict('raw', 'reverse');
-  const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
+  const seconds =
+    opts.bytes === undefined
+      ? checkOption('duration', opts.seconds ?? OPTIONS.duration.default, 'seconds')
+      : undefined;
+  checkOption('interval', opts.intervalSeconds, 'intervalSeconds');
   const test = randomUUID();
   const signal = opts.signal;
   signal?.throwIfAborted();
