@@ -16,7 +16,10 @@ test('serve: absurd limits are usage errors naming the option (exit 2)', () => {
   // out of range: the CLI checks as it parses, by the declaration startServer checks with
   const long = sockbuf('serve', '--max-duration', '48h', '--listen', '127.0.0.1:0');
   assert.equal(long.status, 2);
-  assert.match(long.stderr, /invalid value for --max-duration: '48h' \(expected a duration more than 0 and at most 24 h\)/);
+  assert.match(
+    long.stderr,
+    /invalid value for --max-duration: '48h' \(expected a duration more than 0 and at most 24 h\)/,
+  );
   const idle = sockbuf('serve', '--idle-timeout', '0s', '--listen', '127.0.0.1:0');
   assert.equal(idle.status, 2);
   assert.match(idle.stderr, /invalid value for --idle-timeout: '0s'/);

@@ -370,7 +370,11 @@ test('a far end that prints a line nested 100 000 deep: the line is skipped, the
 
 test('startServer checks its own limits: a UsageError naming each, before it listens', async () => {
   const bad: [Partial<ServeOptions>, string, RegExp][] = [
-    [{ maxDurationSeconds: 0 }, 'maxDurationSeconds', /maxDurationSeconds: '0' \(expected a duration more than 0 and at most 24 h\)/],
+    [
+      { maxDurationSeconds: 0 },
+      'maxDurationSeconds',
+      /maxDurationSeconds: '0' \(expected a duration more than 0 and at most 24 h\)/,
+    ],
     [{ maxDurationSeconds: 86401 }, 'maxDurationSeconds', /'86401'/],
     [{ idleSeconds: 0 }, 'idleSeconds', /idleSeconds: '0'/],
     [{ idleSeconds: Number.NaN }, 'idleSeconds', /idleSeconds: 'NaN'/],
