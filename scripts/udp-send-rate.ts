@@ -64,7 +64,7 @@ if (paces.length && !only.includes('c-gso')) throw new Error('--pace: needs c-gs
 if (size !== 64 && only.some((k) => k.startsWith('c-') || k === 'blast'))
   throw new Error('--size: the C senders and this blast send 64 B only (leave out c-mmsg,c-gso,blast)');
 
-const CHILD = fileURLToPath(new URL('./lib/udp-send-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./lib/udp-send.child.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sockbuf-sendrate-'));
 const bound = seconds + 60;
 const NAP_US = '100';

@@ -11,7 +11,7 @@ export {
   UsageError,
 } from './errors.js';
 export { type MetricsRegistry, registerMetrics } from './observe/metrics.js';
-export { type SocketStats, type StatsInterval, StatsSampler, socketStats } from './observe/stats.js';
+export { type SocketStats, type StatsInterval, StatsSampler, socketStats } from './observe/socket-stats.js';
 export {
   applyTcpBuffers,
   applyUdpRcvbuf,

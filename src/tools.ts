@@ -53,8 +53,8 @@ export type {
   TcpSinkResult,
 } from './ends/end-events.js';
 export type { FarEndLimits } from './ends/far-end-limits.js';
-export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/client.js';
-export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/server.js';
+export { type Iperf3BlastOptions, runIperf3Blast } from './ends/iperf3/iperf3-blast.js';
+export { Iperf3Sink, type Iperf3SinkOptions } from './ends/iperf3/iperf3-sink.js';
 export { startTcpSink, TcpSink, type TcpSinkOptions } from './ends/tcp-sink.js';
 export { runTcpBlast, type TcpBlastOptions } from './ends/tcp-source.js';
 export { createUdpBlast, UdpBlast, type UdpBlastOptions, type UdpBlastResult } from './ends/udp-blast.js';

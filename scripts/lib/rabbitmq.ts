@@ -34,7 +34,7 @@
 // SOCKBUF_RABBITMQ_OWNER=<dead pid> in their environment).
 //
 // startClient('publish' | 'consume', { url, queue, kib = 256, count, seconds, wrap }): AmqpClient —
-//   scripts/lib/amqp-client.ts in its own process (publisher with confirms, consumer with prefetch 64,
+//   scripts/lib/amqp-client.child.ts in its own process (publisher with confirms, consumer with prefetch 64,
 //   seed 000's pair), bounded by count and seconds (SIGKILL 20 s past the bound).
 //   AmqpClient: { pid, ready (its pid and local port), done (ClientResult), stop() (SIGTERM: it reports
 //   what it counted so far) }.
@@ -58,7 +58,7 @@ import { freePort } from './ports.js';
 
 export const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLIENT = fileURLToPath(new URL('./amqp-client.ts', import.meta.url));
+const CLIENT = fileURLToPath(new URL('./amqp-client.child.ts', import.meta.url));
 const OWNER_ENV = 'SOCKBUF_RABBITMQ_OWNER';
 const DIR_PREFIX = 'sockbuf-rabbitmq-';
 

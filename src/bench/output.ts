@@ -3,10 +3,10 @@
 import { printableJson } from '../policy/printable.js';
 import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
+import { cvOf } from './column-stats.js';
 import type { ResultsDocument } from './report/results.js';
 import type { PointResult } from './runner.js';
 import type { Column } from './scenario.js';
-import { cvOf } from './stats.js';
 
 function plain(v: number): string {
   if (Number.isInteger(v)) return String(v);

@@ -10,7 +10,7 @@ import { describeLab, type LabMeasurement } from '../lab/measure.js';
 import { netnsArgv } from '../lab/netns.js';
 import { currentLab, LAB_ENV, type LabInfo } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { REMOTE_PLACEMENT } from '../serve/placement.js';
+import { REMOTE_PLACEMENT } from '../serve/remote-placement.js';
 import { type SpawnSpec, which } from '../sys/process.js';
 import type { OptionSpec } from './options.js';
 

@@ -1,40 +1,41 @@
 // The bench runner: runs the two ends of a point as child processes (receiver first, sender once
 // the receiver's ready line arrived), enforces a timeout per run, and on any failure, timeout or
-// signal kills both ends' process groups and reaps them before it reports. Then repeats and medians.
+// abort (the CLI's signals, src/cli/signals.ts) kills both ends' process groups and reaps them before
+// it reports. Then repeats and medians.
 
 import { performance } from 'node:perf_hooks';
 import { SockbufError } from '../errors.js';
 import { Child, nodeCommand, type SpawnSpec, sockbufCommand } from '../sys/process.js';
+import { columnStats } from './column-stats.js';
 import { MAX_EVENT_LINE, parseEventLine, READY_EVENT, substitute } from './ends.js';
 import type { Placement, Role } from './placement.js';
 import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } from './scenario.js';
-import { columnStats } from './stats.js';
 
 /** How many stderr lines of each end are kept for error reports. */
 export const STDERR_TAIL = 20;
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
-/** A run that failed; `exitCode` is what the CLI exits with (an end's 2 or 3 is passed on, else 1). */
+/**
+ * A run that failed: `end` is the end that failed, `endExitCode` its exit status when it exited with
+ * one (the CLI passes an end's 2 or 3 on).
+ */
 export class RunFailure extends SockbufError {
-  readonly exitCode: number;
   constructor(
     message: string,
     readonly end: Role | undefined,
-    exitCode = 1,
+    readonly endExitCode?: number,
+    options?: { cause?: unknown },
   ) {
-    super(message, 'ERR_SOCKBUF_RUN_FAILED');
+    super(message, 'ERR_SOCKBUF_RUN_FAILED', { cause: options?.cause });
     this.name = 'RunFailure';
-    this.exitCode = exitCode;
   }
 }
 
-/** The runner itself got SIGINT/SIGTERM/SIGHUP: both ends were stopped; exit 128 + signal number. */
+/** The runner itself got SIGINT/SIGTERM/SIGHUP: both ends were stopped (the CLI exits 128 + its number). */
 export class Interrupted extends SockbufError {
-  readonly exitCode: number;
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted by ${signal}; both ends stopped`, 'ERR_SOCKBUF_INTERRUPTED');
     this.name = 'Interrupted';
-    this.exitCode = 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as Record<string, number>)[signal];
   }
 }
 
@@ -142,11 +143,10 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     return p;
   };
   const failed = (p: EndProcess, what: string): RunFailure => {
-    const code = p.out.code === 2 || p.out.code === 3 ? p.out.code : 1;
     return new RunFailure(
       `the ${p.role} ${p.describeExit()} ${what}; both ends killed\n${tail(p.out, p.role)}`,
       p.role,
-      code,
+      p.out.code ?? undefined,
     );
   };
   try {
@@ -227,10 +227,19 @@ export interface RunPointsOptions {
   repeat: number;
   timeoutSeconds: number;
   onProgress?: (p: Progress) => void;
-  /** Stop early (the runner's own signals are handled too, see handleSignals). */
+  /**
+   * Stop early: both ends are killed and reaped, then it rejects with the abort's reason, an
+   * Interrupted when the reason is a signal's name (what src/cli/signals.ts aborts with). The runner
+   * installs no signal handler of its own: the process's signals are its caller's.
+   */
   signal?: AbortSignal;
-  /** Turn SIGINT/SIGTERM/SIGHUP of this process into a clean stop (default true). */
-  handleSignals?: boolean;
+}
+
+/** An abort's reason as runPoints rejects with it: a signal's name becomes an Interrupted. */
+function abortReason(reason: unknown): unknown {
+  return typeof reason === 'string' && /^SIG[A-Z]+$/.test(reason)
+    ? new Interrupted(reason as NodeJS.Signals)
+    : reason;
 }
 
 export function pointName(point: Point): string {
@@ -258,11 +267,9 @@ export async function runPoints<P>(
   }));
   const total = points.length * opts.repeat;
   const ctl = new AbortController();
-  const forward = () => ctl.abort(opts.signal?.reason);
-  opts.signal?.addEventListener('abort', forward, { once: true });
-  const signals: NodeJS.Signals[] = opts.handleSignals === false ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  const onSignal = (sig: NodeJS.Signals) => ctl.abort(new Interrupted(sig));
-  for (const s of signals) process.on(s, onSignal);
+  const forward = () => ctl.abort(abortReason(opts.signal?.reason));
+  if (opts.signal?.aborted) forward();
+  else opts.signal?.addEventListener('abort', forward, { once: true });
   try {
     let done = 0;
     for (let r = 1; r <= opts.repeat; r++) {
@@ -288,7 +295,7 @@ export async function runPoints<P>(
           out = await runOnce(scenario.ends(point, params));
         } catch (err) {
           if (err instanceof RunFailure)
-            throw new RunFailure(`${which}: ${err.message}`, err.end, err.exitCode);
+            throw new RunFailure(`${which}: ${err.message}`, err.end, err.endExitCode, { cause: err });
           throw err;
         }
         try {
@@ -305,7 +312,6 @@ export async function runPoints<P>(
     }
     opts.onProgress?.({ done, total });
   } finally {
-    for (const s of signals) process.off(s, onSignal);
     opts.signal?.removeEventListener('abort', forward);
     await scenario.tearDown?.(params);
   }

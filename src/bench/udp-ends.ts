@@ -5,7 +5,7 @@
 //   gso-batch  UDP_SEGMENT sender → batch receiver without GRO (the kernel splits before the socket)
 //   batch+gro  UDP_SEGMENT sender → batch receiver with UDP_GRO
 //   netcat     sendmmsg sender (one flow) → OpenBSD `nc -u -l` writing a byte stream (seed 004's
-//              "netcat instead of receive"; src/ends/nc-udp.ts counts whole datagrams of the size)
+//              "netcat instead of receive"; src/ends/nc-udp.child.ts counts whole datagrams of the size)
 
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ export const UDP_PATHS = {
 } as const;
 
 const HERE = fileURLToPath(import.meta.url);
-const NC_END = join(dirname(HERE), '..', 'ends', `nc-udp${extname(HERE)}`);
+const NC_END = join(dirname(HERE), '..', 'ends', `nc-udp.child${extname(HERE)}`);
 
 export type UdpPath = keyof typeof UDP_PATHS;
 

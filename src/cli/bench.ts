@@ -9,13 +9,13 @@ import { renderHtml } from '../bench/pages.js';
 import { PLACEMENT_NAMES, type PlacementName, placementOptions } from '../bench/placement.js';
 import type { Scenario } from '../bench/scenario.js';
 import { loadScenario, loadScenarios } from '../bench/scenario-registry.js';
-import { ResolveError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { formatTable } from '../policy/table.js';
 import { declared } from './declared.js';
 import { outputFileProblem, printableText } from './lines.js';
-import { resolveMessage } from './names.js';
 import { optionRefused } from './os-errors.js';
 import { progressReporter } from './progress.js';
+import { stopSignals } from './signals.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 import { usageCommand } from './usage.js';
 
@@ -91,6 +91,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       if (problem) throw new UsageError(problem);
     }
     const progress = progressReporter();
+    // the first SIGINT/SIGTERM kills and reaps both ends; the run then rejects (Interrupted: 130/143)
+    const signals = stopSignals();
     let outcome: BenchOutcome;
     try {
       outcome = await runBench(scenario, {
@@ -104,9 +106,11 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         lab: opts.lab === undefined ? undefined : String(opts.lab),
         remote: opts.remote === undefined ? undefined : String(opts.remote),
         onProgress: (p) => progress.update(p),
+        signal: signals.signal,
       });
     } finally {
       progress.stop();
+      signals.dispose();
     }
     const { document: doc, results } = outcome;
     if (opts.out) writeFileSync(String(opts.out), renderJson(doc));
@@ -124,7 +128,6 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     await cmd.parseAsync(argv, { from: 'user' });
   } catch (err) {
     // a scenario's own command: the program's handler does not see its options (--remote)
-    if (err instanceof ResolveError) err.message = resolveMessage(cmd, err);
     throw optionRefused(cmd, err) ?? err;
   }
 }

@@ -18,6 +18,7 @@ export function register(program: Command): Command {
     .requiredOption('--to <host:port>', 'the sink')
     .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
     .addOption(declared('duration', 'send for this long (instead of --bytes)', true))
+    .addOption(declared('stallTimeout'))
     .addOption(declared('frameSize'))
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option(
@@ -38,6 +39,7 @@ export function register(program: Command): Command {
       const to = parseTo(String(o.to), '--to');
       const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
       const seconds = o.duration as number | undefined;
+      const stallSeconds = Number(o.stallTimeout);
       const size = Number(o.size);
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
@@ -61,6 +63,7 @@ export function register(program: Command): Command {
           // a serve test's far end wants its secret; from the environment, never argv
           secret: process.env.SOCKBUF_SECRET || undefined,
           stop: signals.signal,
+          stallSeconds,
         },
         out,
       ).finally(() => signals.dispose());

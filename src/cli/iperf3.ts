@@ -1,8 +1,8 @@
 // `blast tcp --iperf3` and `sink tcp --iperf3`: iperf3's peers (src/ends/iperf3). Parsing and printing
 // only; blast.ts and sink.ts hand over to these when --iperf3 is given.
 
-import { runIperf3Blast } from '../ends/iperf3/client.js';
-import { Iperf3Sink } from '../ends/iperf3/server.js';
+import { runIperf3Blast } from '../ends/iperf3/iperf3-blast.js';
+import { Iperf3Sink } from '../ends/iperf3/iperf3-sink.js';
 import { UsageError } from '../errors.js';
 import { parseListen, parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';

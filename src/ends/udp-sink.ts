@@ -5,7 +5,7 @@
 
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
-import { createDgramReceiver } from '../udp/dgram-receiver.js';
+import { createDgramReceiver } from '../udp/node-dgram-baseline.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { farEndFromEnv } from './far-end-limits.js';
 import { account, type UdpSinkResult } from './udp-sink-result.js';

@@ -5,7 +5,7 @@
 import { OPTIONS } from '../policy/option-registry.js';
 import type { TunDevice } from '../sys/tun.js';
 import { spawnWorker } from '../sys/worker.js';
-import { type DirectionSpec, STAT } from './delayline-worker.js';
+import { type DirectionSpec, STAT } from './delayline.worker.js';
 import { defaultLimitBytes, type LinkParams } from './link.js';
 
 export interface DelayLineOptions {
@@ -78,7 +78,7 @@ export async function startDelayLine(
   const threads = opts.threads ?? OPTIONS.threads.default;
   const groups = threads === 1 ? [[fwd, rev]] : [[fwd], [rev]];
   const workers = groups.map((dirs) =>
-    spawnWorker(new URL('./delayline-worker', import.meta.url), { workerData: { dirs, stop } }),
+    spawnWorker(new URL('./delayline.worker', import.meta.url), { workerData: { dirs, stop } }),
   );
   const failures: Error[] = [];
   const done = workers.map(

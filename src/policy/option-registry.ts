@@ -302,6 +302,16 @@ export const OPTIONS = {
     where: 'blast tcp, sink tcp, runTcpBlast and runTcpSink (intervalSeconds), serve',
     doc: 'report every',
   },
+  stallTimeout: {
+    kind: 'duration',
+    flag: '--stall-timeout',
+    arg: 'duration',
+    above: 0,
+    default: '10s',
+    unit: 's',
+    where: 'blast tcp --bytes, runTcpBlast (stallSeconds)',
+    doc: 'with --bytes: give up when the receiver has taken nothing for this long (connecting included)',
+  },
   frameSize: {
     kind: 'size',
     flag: '--size',

@@ -1,5 +1,5 @@
 // /probe?module=iperf3: one stream against a stock iperf3 -s, run as `blast tcp --iperf3` runs it.
-import { runIperf3Blast } from '../ends/iperf3/client.js';
+import { runIperf3Blast } from '../ends/iperf3/iperf3-blast.js';
 import { type Figures, type ProbeRun, senderFigures, WRITE_SIZE } from './probe-figures.js';
 
 export async function probeIperf3(run: ProbeRun, signal: AbortSignal): Promise<Figures> {

@@ -23,7 +23,7 @@ export function redirectBuiltin(
     if (wanted.has(request) && !parent?.filename?.startsWith(root)) return replacement;
     return load.call(this, request, parent, isMain);
   };
-  register(moduleUrl(new URL('./module-loader', import.meta.url)), {
+  register(moduleUrl(new URL('./module-loader.hooks', import.meta.url)), {
     data: { names, target: replacementUrl, root: ownRoot.href },
   });
 }

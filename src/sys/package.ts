@@ -10,7 +10,7 @@ export const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith('.ts');
 /** The extension of this package's modules as they run now: '.ts' from src/, '.js' from dist/. */
 export const MODULE_EXT = FROM_SOURCE ? '.ts' : '.js';
 
-/** A module's URL from its URL without extension: `moduleUrl(new URL('./probe', import.meta.url))`. */
+/** A module's URL from its URL without extension: `moduleUrl(new URL('./link-probe.child', import.meta.url))`. */
 export function moduleUrl(base: URL): URL {
   return new URL(`${base.href}${MODULE_EXT}`);
 }

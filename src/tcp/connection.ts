@@ -5,7 +5,7 @@
 // closes and the peer waits, as a node:net socket keeps its data until a listener is attached.
 import net from 'node:net';
 import { EnvironmentError, SysError } from '../errors.js';
-import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/stats.js';
+import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/socket-stats.js';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { connectPinned, listenPinned, markPinned } from '../policy/apply.js';

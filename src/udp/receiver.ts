@@ -1,5 +1,5 @@
 // The batched UDP receiver: one reader thread per socket does recvmmsg into a shared ring (see
-// reader-worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The readers start
+// reader.worker.ts and ring.ts); JavaScript takes one batch per step of `for await`. The readers start
 // when the application first asks for a batch (or calls start()): until then the kernel's receive
 // buffer holds what comes. When the consumer falls behind and the ring is full, the reader waits and
 // the kernel's buffer absorbs the burst (onFull 'wait', the default); with onFull 'drop' a full ring
@@ -17,7 +17,7 @@ import { IPPROTO_UDP, SO_REUSEPORT, SOCK_DGRAM, SOL_SOCKET, UDP_GRO } from '../s
 import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../sys/socket.js';
 import { shutdownRead } from '../sys/udp-socket.js';
 import { MAX_SEGMENTS } from './gro.js';
-import { observeUdpHost, udpKernelDrops } from './host.js';
+import { observeUdpHost, udpKernelDrops } from './kernel-drops.js';
 import {
   batchAt,
   type ReaderSettings,
@@ -159,6 +159,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         onFull: this.o.onFull,
         addresses: this.addresses,
         notify: this.notify,
+        where: this.address,
       };
       for (const fd of this.fds) this.rings.push(startReader(fd, settings));
       await Promise.all(this.rings.map(readerReady));
@@ -227,7 +228,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         return undefined;
       // a reader thread that failed takes nothing more: waiting would be forever
       const failed = this.rings.find((r) => r.failure);
-      if (failed) throw new Error(`${this.address}: ${failed.failure}`);
+      if (failed?.failure) throw failed.failure;
       // biome-ignore lint/suspicious/noExplicitAny: Atomics.waitAsync is not in the ES2023 lib
       const w = (Atomics as any).waitAsync(this.notify, 0, seen);
       if (w.async) await w.value;
@@ -357,7 +358,13 @@ let warnedGroOff = false;
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const r = resolveReceiverOptions(options);
   // a host name binds its first address (the options stay pure; the lookup is here)
-  r.options.listen = { host: await resolveFirst(r.options.listen.host), port: r.options.listen.port };
+  r.options.listen = {
+    host: await resolveFirst(r.options.listen.host, {
+      option: 'listen',
+      value: formatHostPort(r.options.listen),
+    }),
+    port: r.options.listen.port,
+  };
   // said once when gro: 'auto' was asked for; the default leaves the reason in stats().groOff only
   if (r.groOff !== undefined && options.gro === 'auto' && !warnedGroOff) {
     warnedGroOff = true;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const END = fileURLToPath(new URL('../../src/ends/bench-tcp.ts', import.meta.url));
+const END = fileURLToPath(new URL('../../src/ends/bench-tcp.child.ts', import.meta.url));
 
 /** An echo server that skips the hello and echoes the rest, with `spoil` applied to stream byte n. */
 async function echo(spoil: (b: Buffer, at: number) => void) {

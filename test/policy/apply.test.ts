@@ -150,7 +150,7 @@ for (const host of ['127.0.0.1', '::1']) {
   test(`(c) UDP without CAP_NET_ADMIN: clamped to rmem_max×2, warned once with the sysctl (${host})`, (t) => {
     if (process.getuid?.() !== 0)
       return t.skip('dropping CAP_NET_ADMIN is only a test when we had it: run as root');
-    const child = fileURLToPath(new URL('./fixtures/udp-rcvbuf-child.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./fixtures/udp-rcvbuf.child.ts', import.meta.url));
     const wanted = 4 * rmemMax;
     const r = spawnSync(
       'setpriv',

@@ -33,13 +33,13 @@ test('the package layout is decided once: sources here, the CLI entry, modules, 
   assert.equal(FROM_SOURCE, true);
   assert.ok(existsSync(sockbufEntry()), sockbufEntry());
   assert.ok(sockbufEntry().endsWith('/src/cli/main.ts'));
-  assert.ok(existsSync(moduleFile(new URL('../../src/lab/probe', import.meta.url))));
+  assert.ok(existsSync(moduleFile(new URL('../../src/lab/link-probe.child', import.meta.url))));
   const { scenarioNames, loadScenario } = await import('../../src/bench/scenario-registry.js');
   assert.ok(scenarioNames().includes('ping'));
   const idle = await loadScenario('idle');
   const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
   const end = (ends.receiver as { module: string }).module;
-  assert.ok(end.endsWith('/src/ends/bench-tcp.ts') && existsSync(end), end);
+  assert.ok(end.endsWith('/src/ends/bench-tcp.child.ts') && existsSync(end), end);
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(VERSION, pkg.version);
 });
@@ -59,7 +59,7 @@ test('from dist/: the same paths resolve to the built .js (CLI entry, lab probe,
     const reg = await import(${JSON.stringify(new URL('../../dist/bench/scenario-registry.js', import.meta.url).href)});
     const idle = await reg.loadScenario('idle');
     const ends = idle.ends({ reader: 'adaptive' }, { readers: ['adaptive'], conns: 1, burst: 1 });
-    console.log(JSON.stringify({ entry: k.sockbufEntry(), probe: k.moduleFile(new URL('../lab/probe', ${JSON.stringify(DIST.href)})), version: k.VERSION, fromSource: k.FROM_SOURCE, out: r.stdout, args: p.sockbufCommand([]).args, scenarios: reg.scenarioNames(), end: ends.receiver.module }));`;
+    console.log(JSON.stringify({ entry: k.sockbufEntry(), probe: k.moduleFile(new URL('../lab/link-probe.child', ${JSON.stringify(DIST.href)})), version: k.VERSION, fromSource: k.FROM_SOURCE, out: r.stdout, args: p.sockbufCommand([]).args, scenarios: reg.scenarioNames(), end: ends.receiver.module }));`;
   const r = await run(nodeCommand('--input-type=module', ['-e', code]));
   assert.equal(r.code, 0, r.stderr);
   const got = JSON.parse(r.stdout);
@@ -70,7 +70,7 @@ test('from dist/: the same paths resolve to the built .js (CLI entry, lab probe,
   assert.equal(got.version, VERSION);
   assert.ok(!got.args.includes('--import'), 'dist runs without tsx');
   for (const name of ['drain', 'idle', 'ping', 'tcp', 'udp']) assert.ok(got.scenarios.includes(name), name);
-  assert.ok(got.end.endsWith('/dist/ends/bench-tcp.js') && existsSync(got.end), got.end);
+  assert.ok(got.end.endsWith('/dist/ends/bench-tcp.child.js') && existsSync(got.end), got.end);
 });
 
 test('stdout is read as lines (also split across writes, CRLF, no final newline); a line too long is skipped', async () => {

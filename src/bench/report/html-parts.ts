@@ -3,7 +3,6 @@
 // the host of a file, verdict lines. Every string from a results file is cut at MAX_TEXT characters,
 // has its control characters shown escaped, and is HTML-escaped. Pure.
 import { printable } from '../../policy/printable.js';
-import type { ChartSpec } from './charts.js';
 import {
   clip,
   count,
@@ -15,7 +14,8 @@ import {
   MAX_PAGE_TABLE_CHARS,
   MAX_TEXT,
   MAX_VERDICT,
-} from './limits.js';
+} from './bounds.js';
+import type { ChartSpec } from './charts.js';
 import type { ResultsDocument, SeedVerdict } from './results.js';
 import { isNumeric, type Table } from './tables.js';
 import { cell } from './views.js';

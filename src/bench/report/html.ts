@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { judgeSeeds, type Seed, seedMeaning } from '../seeds/seed.js';
+import { count, MAX_FILES, MAX_LIST } from './bounds.js';
 import { type ChartPair, type ChartSpec, sourceChart } from './charts.js';
 import {
   capChart,
@@ -20,7 +21,6 @@ import {
   txt,
   verdictHtml,
 } from './html-parts.js';
-import { count, MAX_FILES, MAX_LIST } from './limits.js';
 import { CSS, PAGE_SCRIPT } from './page-assets.js';
 import type { ResultsDocument, SeedVerdict } from './results.js';
 import { mergeResults, type Source, sources } from './sources.js';

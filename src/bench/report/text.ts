@@ -4,7 +4,7 @@
 // string that came from a results file is printed with its control characters shown escaped. Pure.
 import { printable } from '../../policy/printable.js';
 import { judgeSeeds, type Seed } from '../seeds/seed.js';
-import { clip, MAX_VERDICT } from './limits.js';
+import { clip, MAX_VERDICT } from './bounds.js';
 import type { ResultsDocument } from './results.js';
 import { sources } from './sources.js';
 import { tables, textTable } from './tables.js';

@@ -1,7 +1,7 @@
 // Result columns: which columns of a scenario's rows people see, in which order, with which unit, and
 // the figures (rates, drops, latencies) the seeds read from a row. tables.ts lays them out. Pure.
-import { cvOf } from '../stats.js';
-import { clip, MAX_COLUMNS } from './limits.js';
+import { cvOf } from '../column-stats.js';
+import { clip, MAX_COLUMNS } from './bounds.js';
 import { firstNum, num, param, pathOf, type ResultRow } from './results.js';
 
 export interface Column {

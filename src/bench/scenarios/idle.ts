@@ -9,7 +9,7 @@ import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
 import { readerLabel } from './drain.js';
 
-const END = moduleFile(new URL('../../ends/bench-tcp', import.meta.url));
+const END = moduleFile(new URL('../../ends/bench-tcp.child', import.meta.url));
 
 interface Params {
   conns: number;

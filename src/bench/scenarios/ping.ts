@@ -10,7 +10,7 @@ import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
 import { hwmArgs, parsePolicy, WRITE_HWMS_OPTION, withHwms, writeHwms } from './tcp.js';
 
-const END = moduleFile(new URL('../../ends/bench-tcp', import.meta.url));
+const END = moduleFile(new URL('../../ends/bench-tcp.child', import.meta.url));
 
 interface Params {
   policies: { label: string; rcvbuf?: number; sndbuf?: number }[];

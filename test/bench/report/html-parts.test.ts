@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MAX_PAGE_ROWS } from '../../../src/bench/report/bounds.js';
 import { capChart, gridHtml, PageState, txt } from '../../../src/bench/report/html-parts.js';
-import { MAX_PAGE_ROWS } from '../../../src/bench/report/limits.js';
 
 const head = [
   { label: 'name', numeric: false },

@@ -1,5 +1,5 @@
 // One sender of scripts/udp-send-rate.ts, in its own process (pinned by the parent):
-//   node --import tsx scripts/lib/udp-send-child.ts dgram|batch|gso PORT SECONDS SIZE
+//   node --import tsx scripts/lib/udp-send.child.ts dgram|batch|gso PORT SECONDS SIZE
 // dgram: node:dgram's send(), one datagram a call, on a connected socket, yielding every 64 sends;
 // batch: sockbuf's sendBatch() of 1024 payloads a call without GSO; gso: the same with GSO (the
 // payloads share a size, so they go as runs of 64). Payloads are random bytes (no test header: the
@@ -14,7 +14,7 @@ const port = Number(portArg);
 const seconds = Number(secondsArg);
 const size = Number(sizeArg);
 if (!['dgram', 'batch', 'gso'].includes(kind) || !(port > 0) || !(seconds > 0) || !(size >= 0))
-  throw new Error('usage: udp-send-child.ts dgram|batch|gso PORT SECONDS SIZE');
+  throw new Error('usage: udp-send.child.ts dgram|batch|gso PORT SECONDS SIZE');
 
 let sent = 0;
 const cpu0 = process.cpuUsage();

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
 import { test } from 'node:test';
+import { Iperf3Sink } from '../../../src/ends/iperf3/iperf3-sink.js';
 import {
   encodeJson,
   encodeState,
@@ -12,7 +13,6 @@ import {
   resultsDocument,
   State,
 } from '../../../src/ends/iperf3/protocol.js';
-import { Iperf3Sink } from '../../../src/ends/iperf3/server.js';
 
 /** Reads exact byte counts off a socket, in order. */
 function reader(s: net.Socket) {

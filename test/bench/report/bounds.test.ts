@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clip, count } from '../../../src/bench/report/limits.js';
+import { clip, count } from '../../../src/bench/report/bounds.js';
 
 test('a long string is cut, saying how many characters were left out, never inside a surrogate pair', () => {
   assert.equal(clip('short'), 'short');

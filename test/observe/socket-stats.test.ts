@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { StatsSampler, socketStats, socketStatsFrom, statsDelta } from '../../src/observe/stats.js';
+import { StatsSampler, socketStats, socketStatsFrom, statsDelta } from '../../src/observe/socket-stats.js';
 import { connectPinned, listenPinned } from '../../src/policy/apply.js';
 import { decodeTcpInfo } from '../../src/sys/tcpinfo.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runEnds } from '../../src/bench/runner.js';
-import { remotePlacement } from '../../src/serve/placement.js';
+import { remotePlacement } from '../../src/serve/remote-placement.js';
 import { startServer } from '../../src/serve/server.js';
 
 const FAKE = fileURLToPath(new URL('./fixtures/fake-sink.mjs', import.meta.url));

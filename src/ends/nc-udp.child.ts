@@ -1,5 +1,5 @@
 // Seed 004's "netcat instead of receive": OpenBSD netcat as the UDP receiver, run by the bench runner as
-// `node nc-udp.js --host H --size S [--idle 1s]`. `nc -u -l` binds, takes the first sender (it connects
+// `node nc-udp.child.js --host H --size S [--idle 1s]`. `nc -u -l` binds, takes the first sender (it connects
 // to it: datagrams from other ports are dropped) and writes every datagram's bytes to stdout as one
 // stream; here that goes to a file, and the datagrams are counted from it afterwards: whole data
 // datagrams of the fixed size, the sender's trailers apart (ends/udp-header.ts splitDatagramStream).
@@ -11,6 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError } from '../errors.js';
 import { OPTIONS } from '../policy/option-registry.js';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   try {
     for (let t = 0; udpDrops(port, readTables()) === undefined; t += 10) {
       if (!child.running || t > 5000)
-        throw new Error(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
+        throw new EnvironmentError(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
       await sleep(10);
     }
     printEvent('ready', { host, port });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { columnStats, cvOf, median } from '../../src/bench/column-stats.js';
 import { tables, textTable } from '../../src/bench/report/tables.js';
-import { columnStats, cvOf, median } from '../../src/bench/stats.js';
 
 test('median of odd and even counts', () => {
   assert.equal(median([5, 1, 3]), 3);

@@ -1,4 +1,4 @@
-// Ends for the TCP scenarios that are not a sink/blast pair, run as `node bench-tcp.js ROLE --key value …`
+// Ends for the TCP scenarios that are not a sink/blast pair, run as `node bench-tcp.child.js ROLE --key value …`
 // by the bench runner (one JSON object per line on stdout, src/bench/ends.ts):
 //   hold   --host H --reader R --conns N        accepts N connections, reads what they send, then
 //                                                measures memory per idle connection; prints result
@@ -220,7 +220,7 @@ const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { ho
 const [role, ...rest] = process.argv.slice(2);
 const run = roles[role];
 if (!run) {
-  process.stderr.write(`usage: bench-tcp.js hold|idle|ping --key value …\n`);
+  process.stderr.write(`usage: bench-tcp.child.js hold|idle|ping --key value …\n`);
   process.exit(2);
 }
 run(args(rest)).catch((e: unknown) => {

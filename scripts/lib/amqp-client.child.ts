@@ -1,6 +1,6 @@
 // One AMQP 0-9-1 client of scripts/lib/rabbitmq.ts (npm amqplib), in its own process, so that the
 // publisher → broker and broker → consumer connections belong to different pids:
-//   node --import tsx scripts/lib/amqp-client.ts publish|consume URL QUEUE KIB COUNT SECONDS
+//   node --import tsx scripts/lib/amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS
 // publish: a confirm channel publishes COUNT messages of KIB KiB (transient, to a non-durable queue it
 //   declares), at most 256 unconfirmed at a time (seed 000's publisher waited for confirms); a
 //   message counts once the broker confirmed it.

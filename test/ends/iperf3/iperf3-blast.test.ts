@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { runIperf3Blast } from '../../../src/ends/iperf3/client.js';
+import { runIperf3Blast } from '../../../src/ends/iperf3/iperf3-blast.js';
 import {
   COOKIE_BYTES,
   encodeServerError,
