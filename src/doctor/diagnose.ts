@@ -4,7 +4,7 @@
 // (d.sysctlConf()). Never writes a sysctl.
 
 import { UsageError } from '../errors.js';
-import { hostInfo } from '../observe/proc.js';
+import { type HostInfo, hostInfo } from '../observe/proc.js';
 import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
@@ -34,6 +34,22 @@ export interface DiagnoseOptions {
   sockets?: boolean;
 }
 
+/** A diagnosis as a sockbuf.v1 results document: what `sockbuf doctor --json` prints. */
+export interface DoctorDocument {
+  schema: typeof SCHEMA;
+  /** The sockbuf version that wrote it. */
+  version: string;
+  command: 'doctor';
+  /** The targets checked against, and the /proc tree read. */
+  params: DoctorTargets & { procRoot: string };
+  /** The kernel, the CPUs and the sysctls of the host read. */
+  host: HostInfo;
+  /** One row per finding, each marked as the doctor's. */
+  results: (Finding & { scenario: 'doctor' })[];
+  /** The pinned sockets carrying load and stalled readers, when they were looked at. */
+  sockets?: SocketFinding[];
+}
+
 /** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
 export interface Diagnosis extends HostCheck {
   targets: DoctorTargets;
@@ -42,7 +58,7 @@ export interface Diagnosis extends HostCheck {
   /** The table and explanations `sockbuf doctor` prints. */
   text(): string;
   /** The sockbuf.v1 document `sockbuf doctor --json` prints (docs/results-schema.json). */
-  document(): Record<string, unknown>;
+  document(): DoctorDocument;
   /** An /etc/sysctl.d file that sets every recommended value. */
   sysctlConf(): string;
   /** The sockets section's findings (information: they do not change the exit code); undefined when not looked at. */
@@ -83,7 +99,7 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
       params: { ...targets, procRoot },
       host: hostInfo(procRoot),
       // scenario: 'doctor' makes each row a row of the sockbuf.v1 schema
-      results: findings.map((f) => ({ scenario: 'doctor', ...f })),
+      results: findings.map((f) => ({ scenario: 'doctor' as const, ...f })),
       ...(sockets ? { sockets } : {}),
     }),
     sysctlConf: () =>
