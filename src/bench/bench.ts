@@ -37,6 +37,11 @@ export interface BenchOptions {
   /** Figures the results must reach, such as `adaptive/data >= 1.3` (see `check()`). */
   expect?: string[];
   onProgress?: (p: Progress) => void;
+  /**
+   * Aborting stops the run: both ends are killed and reaped, and runBench rejects (an Interrupted when
+   * the reason is a signal's name, as the CLI aborts on SIGINT/SIGTERM).
+   */
+  signal?: AbortSignal;
 }
 
 /** What runBench resolves with: the scenario, its rows, the results document and the `--expect` check. */
@@ -123,12 +128,14 @@ export async function measure(
   b: PreparedBench,
   placement: Placement,
   onProgress?: (p: Progress) => void,
+  signal?: AbortSignal,
 ): Promise<{ results: PointResult[]; rows: ResultRow[] }> {
   const results = await runPoints(b.scenario, b.params, {
     placement,
     repeat: b.repeat,
     timeoutSeconds: b.timeoutSeconds,
     onProgress,
+    signal,
   });
   return { results, rows: results.map((r) => benchRow(b.scenario.name, placement.name, r)) };
 }
@@ -143,7 +150,7 @@ export async function runBench(scenario: Scenario | string, opts: BenchOptions =
   const placement = await benchPlacement(b.scenario, opts);
   try {
     const startedAt = new Date();
-    const { results, rows } = await measure(b, placement, opts.onProgress);
+    const { results, rows } = await measure(b, placement, opts.onProgress, opts.signal);
     const document = resultsDocument(
       `bench ${b.scenario.name}`,
       {

@@ -1,6 +1,7 @@
 // The bench runner: runs the two ends of a point as child processes (receiver first, sender once
 // the receiver's ready line arrived), enforces a timeout per run, and on any failure, timeout or
-// signal kills both ends' process groups and reaps them before it reports. Then repeats and medians.
+// abort (the CLI's signals, src/cli/signals.ts) kills both ends' process groups and reaps them before
+// it reports. Then repeats and medians.
 
 import { performance } from 'node:perf_hooks';
 import { SockbufError } from '../errors.js';
@@ -226,10 +227,19 @@ export interface RunPointsOptions {
   repeat: number;
   timeoutSeconds: number;
   onProgress?: (p: Progress) => void;
-  /** Stop early (the runner's own signals are handled too, see handleSignals). */
+  /**
+   * Stop early: both ends are killed and reaped, then it rejects with the abort's reason, an
+   * Interrupted when the reason is a signal's name (what src/cli/signals.ts aborts with). The runner
+   * installs no signal handler of its own: the process's signals are its caller's.
+   */
   signal?: AbortSignal;
-  /** Turn SIGINT/SIGTERM/SIGHUP of this process into a clean stop (default true). */
-  handleSignals?: boolean;
+}
+
+/** An abort's reason as runPoints rejects with it: a signal's name becomes an Interrupted. */
+function abortReason(reason: unknown): unknown {
+  return typeof reason === 'string' && /^SIG[A-Z]+$/.test(reason)
+    ? new Interrupted(reason as NodeJS.Signals)
+    : reason;
 }
 
 export function pointName(point: Point): string {
@@ -257,11 +267,9 @@ export async function runPoints<P>(
   }));
   const total = points.length * opts.repeat;
   const ctl = new AbortController();
-  const forward = () => ctl.abort(opts.signal?.reason);
-  opts.signal?.addEventListener('abort', forward, { once: true });
-  const signals: NodeJS.Signals[] = opts.handleSignals === false ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  const onSignal = (sig: NodeJS.Signals) => ctl.abort(new Interrupted(sig));
-  for (const s of signals) process.on(s, onSignal);
+  const forward = () => ctl.abort(abortReason(opts.signal?.reason));
+  if (opts.signal?.aborted) forward();
+  else opts.signal?.addEventListener('abort', forward, { once: true });
   try {
     let done = 0;
     for (let r = 1; r <= opts.repeat; r++) {
@@ -304,7 +312,6 @@ export async function runPoints<P>(
     }
     opts.onProgress?.({ done, total });
   } finally {
-    for (const s of signals) process.off(s, onSignal);
     opts.signal?.removeEventListener('abort', forward);
     await scenario.tearDown?.(params);
   }

@@ -1,7 +1,7 @@
 // The quick suite, `sockbuf bench` with no scenario: every seed's entries (src/bench/seeds) once,
 // short, through the runner, into one sockbuf.v1 document with one verdict line per seed. A scenario
-// that is not built in (yet), or that needs what this host lacks (root for the lab), is skipped with
-// the reason.
+// that is not built in (yet), or that needs what this host lacks (root for the lab, a tool), is skipped
+// with the reason; an entry whose options its scenario refuses is a UsageError, before anything runs.
 
 import { EnvironmentError, UsageError } from '../errors.js';
 import { which } from '../sys/process.js';
@@ -73,6 +73,11 @@ export interface SuiteOptions {
   onEntry?: (e: SuiteEntry, event: 'start' | 'skip' | 'fail', reason?: string) => void;
   /** How the lab placement is had: brings a lab up around `fn` (default: the lab module's withLab). */
   withLab?: <T>(shorthand: string, fn: (placement: Placement) => Promise<T>) => Promise<T>;
+  /**
+   * Aborting stops the suite: the entry running has both ends killed and reaped, it and the entries
+   * not run are recorded as skipped with the reason, and runSuite resolves with what it had.
+   */
+  signal?: AbortSignal;
 }
 
 /** A lab made for one entry (`--lab SPEC` of a bench), taken down after it. */
@@ -118,28 +123,28 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       continue;
     }
     const scenario = (await loadScenario(e.scenario)) as Scenario;
-    let params: Record<string, unknown>;
-    try {
-      params = entryParams(scenario, full ? e.full : e.quick);
-    } catch (err) {
-      // A scenario on main that does not take the suite's options yet (its issue is still landing).
-      if (!(err instanceof UsageError)) throw err;
-      skip(e, firstLine(err.message));
-      continue;
-    }
+    // options its scenario refuses are the suite's mistake: an error before anything runs, not a skip
+    const params = entryParams(scenario, full ? e.full : e.quick);
     plan.push({ e, scenario, params, repeat: repeatAll ?? (full ? e.repeat.full : e.repeat.quick) });
   }
   const total = plan.reduce((n, p) => n + p.scenario.points(p.params).length * p.repeat, 0);
   let done = 0;
 
   for (const { e, scenario, params, repeat } of plan) {
+    if (opts.signal?.aborted) {
+      skip(e, `not run: ${stopReason(opts.signal.reason)}`);
+      continue;
+    }
     opts.onEntry?.(e, 'start');
     const t = performance.now();
     const timeoutSeconds = scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS;
     const points = scenario.points(params).length * repeat;
     const run = (placement: Placement) =>
-      measure({ scenario, params, repeat, timeoutSeconds, expects: [] }, placement, (p) =>
-        opts.onProgress?.({ ...p, done: done + p.done, total, entry: e.id }),
+      measure(
+        { scenario, params, repeat, timeoutSeconds, expects: [] },
+        placement,
+        (p) => opts.onProgress?.({ ...p, done: done + p.done, total, entry: e.id }),
+        opts.signal,
       );
     try {
       const results =
@@ -160,7 +165,10 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
         seconds: round((performance.now() - t) / 1000),
       });
     } catch (err) {
-      if (err instanceof RunFailure || err instanceof EnvironmentError) {
+      if (opts.signal?.aborted) {
+        // stopped: what ran is kept, this entry and the rest are said not to have run
+        skip(e, stopReason(opts.signal.reason), 'fail');
+      } else if (err instanceof RunFailure || err instanceof EnvironmentError) {
         skip(e, `${err instanceof RunFailure ? 'failed' : 'refused'}: ${firstLine(err.message)}`, 'fail');
       } else throw err;
     }
@@ -176,4 +184,6 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
 }
 
 const round = (s: number) => Math.round(s * 10) / 10;
+const stopReason = (reason: unknown) =>
+  `interrupted${typeof reason === 'string' ? ` by ${reason}` : reason instanceof Error ? `: ${reason.message}` : ''}`;
 const firstLine = (s: string) => s.split('\n')[0];

@@ -15,6 +15,7 @@ import { declared } from './declared.js';
 import { outputFileProblem, printableText } from './lines.js';
 import { optionRefused } from './os-errors.js';
 import { progressReporter } from './progress.js';
+import { stopSignals } from './signals.js';
 import { runSuiteCli, suiteCommand } from './suite.js';
 import { usageCommand } from './usage.js';
 
@@ -90,6 +91,8 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
       if (problem) throw new UsageError(problem);
     }
     const progress = progressReporter();
+    // the first SIGINT/SIGTERM kills and reaps both ends; the run then rejects (Interrupted: 130/143)
+    const signals = stopSignals();
     let outcome: BenchOutcome;
     try {
       outcome = await runBench(scenario, {
@@ -103,9 +106,11 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         lab: opts.lab === undefined ? undefined : String(opts.lab),
         remote: opts.remote === undefined ? undefined : String(opts.remote),
         onProgress: (p) => progress.update(p),
+        signal: signals.signal,
       });
     } finally {
       progress.stop();
+      signals.dispose();
     }
     const { document: doc, results } = outcome;
     if (opts.out) writeFileSync(String(opts.out), renderJson(doc));

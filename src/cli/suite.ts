@@ -11,6 +11,7 @@ import { parseList } from '../policy/units.js';
 import { declared } from './declared.js';
 import { outputFileProblem, printableText } from './lines.js';
 import { progressReporter } from './progress.js';
+import { stopSignals } from './signals.js';
 import { type UsageCommand, usageCommand } from './usage.js';
 
 export function suiteCommand(): UsageCommand {
@@ -56,6 +57,8 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
         progress.stop();
         process.stderr.write(`${printableText(line)}\n`);
       };
+      // the first SIGINT/SIGTERM stops the entry running; the suite reports what it had (exit 130/143)
+      const signals = stopSignals();
       let doc: Awaited<ReturnType<typeof runSuite>>;
       try {
         doc = await runSuite({
@@ -72,9 +75,11 @@ export async function runSuiteCli(argv: string[]): Promise<void> {
               ...p,
               next: p.next && { point: `${p.entry} ${p.next.point}`, repeat: p.next.repeat },
             }),
+          signal: signals.signal,
         });
       } finally {
         progress.stop();
+        signals.dispose();
       }
       writeFileSync(opts.out, renderJson(doc));
       writeFileSync(opts.html, renderHtml(doc));

@@ -163,7 +163,10 @@ export interface TcpBlastResult extends LimitedShare {
   cpuSeconds?: number;
   /** Why the run was cut short by a stop (`SIGINT` …), when it was. */
   interrupted?: string;
-  /** Why the run was ended at its deadline (a receiver that never accepted, read or closed), when it was. */
+  /**
+   * Why the run was ended at its deadline or after stallSeconds without progress (a receiver that never
+   * accepted, read or closed), when it was.
+   */
   stalled?: string;
   perStream: TcpBlastStream[];
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../errors.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
 import { printEvent } from './event.js';
@@ -45,7 +46,7 @@ const readTables = () =>
 
 async function main(): Promise<void> {
   const a = args(process.argv.slice(2));
-  const size = parseSize(a.size ?? '64', '--size');
+  const size = parseSize(a.size ?? OPTIONS.blastSize.default, '--size');
   const idleMs = parseDuration(a.idle ?? '1s', '--idle') * 1000;
   const host = a.host ?? '127.0.0.1';
   const nc = which('nc');

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/option-registry.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -137,6 +137,12 @@ export interface TcpBlastOptions {
    * `interrupted` (its reason: `SIGINT` …): the CLI's way to end on a signal.
    */
   stop?: AbortSignal;
+  /**
+   * A run for a number of bytes ends when the receiver has taken nothing for this long (default 10 s,
+   * OPTIONS.stallTimeout): nothing acknowledged or, in reverse, nothing received, connecting included; the
+   * result says so (`stalled`). A run for a duration has its grace instead.
+   */
+  stallSeconds?: number;
 }
 
 /**
@@ -145,6 +151,12 @@ export interface TcpBlastOptions {
  * Connecting counts against the same deadline.
  */
 export const GRACE_SECONDS = 2;
+
+/** What a stream has moved: bytes the peer acknowledged and bytes received (the kernel's count), else ours. */
+function moved(s: Stream): number {
+  const st = s.conn.socketStats();
+  return (st?.bytesAcked ?? s.bytes) + (st?.bytesReceived ?? s.conn.reader.bytes);
+}
 
 interface Stream {
   index: number;
@@ -213,13 +225,22 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   if (opts.bytes !== undefined && opts.seconds !== undefined) throw UsageError.either('bytes', 'seconds');
   // raw zeros carry no hello, so the sink cannot be told to send
   if (opts.raw && opts.reverse) throw UsageError.conflict('raw', 'reverse');
-  const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
+  const seconds =
+    opts.bytes === undefined
+      ? checkOption('duration', opts.seconds ?? OPTIONS.duration.default, 'seconds')
+      : undefined;
+  checkOption('interval', opts.intervalSeconds, 'intervalSeconds');
   const test = randomUUID();
   const signal = opts.signal;
   signal?.throwIfAborted();
   // the hard end of a run for a duration: its duration and the grace, counted from here
   const hardEnd =
     seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + (seconds + GRACE_SECONDS) * 1000;
+  // a run for a number of bytes: the receiver must take something every stallSeconds (connecting too)
+  const stall =
+    seconds === undefined
+      ? checkOption('stallTimeout', opts.stallSeconds ?? OPTIONS.stallTimeout.default, 'stallSeconds')
+      : undefined;
   let streams: Stream[] = [];
   /** Why the run was cut short (a stop signal, the grace spent): the result says it, with what it had. */
   let cutShort: { interrupted: string } | { stalled: string } | undefined;
@@ -237,9 +258,29 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
         hardEnd - performance.now(),
       )
     : undefined;
+  let stallTimer: NodeJS.Timeout | undefined;
+  if (stall !== undefined) {
+    let last = -1;
+    let since = performance.now();
+    stallTimer = setInterval(
+      () => {
+        const now = performance.now();
+        const m = streams.reduce((a, s) => a + moved(s), 0);
+        if (m !== last) [last, since] = [m, now];
+        else if (now - since >= stall * 1000)
+          cut({
+            stalled: streams.length
+              ? `the receiver took nothing for ${stall} s`
+              : `no connection within ${stall} s`,
+          });
+      },
+      Math.min(1000, (stall * 1000) / 4),
+    );
+  }
   if (opts.stop?.aborted) onStop();
   opts.stop?.addEventListener('abort', onStop, { once: true });
   // the first interval's limited % counts from each stream's connect
+  const connectBy = stall === undefined ? hardEnd : performance.now() + stall * 1000;
   let conns: TcpConnection[];
   try {
     conns = await openStreams(
@@ -249,17 +290,21 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
         if (cutShort) throw new DOMException('cut short by the deadline', 'TimeoutError'); // likewise
         conn.sample();
       },
-      hardEnd,
+      connectBy,
     );
   } catch (err) {
     clearTimeout(hardTimer);
+    clearInterval(stallTimer);
     opts.stop?.removeEventListener('abort', onStop);
     signal?.throwIfAborted();
     // a connect cut by the deadline (ETIMEDOUT) or a stop before every stream was open
-    if (cutShort || (err instanceof EnvironmentError && performance.now() >= hardEnd - 1))
+    if (cutShort || (err instanceof EnvironmentError && performance.now() >= connectBy - 1))
       return {
         ...(cutShort ?? {
-          stalled: `no connection within the ${seconds} s duration and its ${GRACE_SECONDS} s grace`,
+          stalled:
+            stall === undefined
+              ? `no connection within the ${seconds} s duration and its ${GRACE_SECONDS} s grace`
+              : `no connection within ${stall} s`,
         }),
         reverse: opts.reverse,
         streams: opts.parallel,
@@ -358,11 +403,23 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   } finally {
     clearInterval(timer);
     clearTimeout(hardTimer);
+    clearInterval(stallTimer);
     opts.stop?.removeEventListener('abort', onStop);
     signal?.removeEventListener('abort', abort);
     abort();
   }
   signal?.throwIfAborted();
+  return blastResult(opts, streams, cutShort, started, cpu0);
+}
+
+/** The result of a run: what each stream moved and, reversed, what the verifier found. */
+function blastResult(
+  opts: TcpBlastOptions,
+  streams: Stream[],
+  cutShort: { interrupted: string } | { stalled: string } | undefined,
+  started: number,
+  cpu0: NodeJS.CpuUsage,
+): TcpBlastResult {
   const secs = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const per = streams.map((s) => {

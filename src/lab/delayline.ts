@@ -6,8 +6,8 @@ import { OPTIONS } from '../policy/option-registry.js';
 import { SockbufError } from '../sys/sockbuf-error.js';
 import type { TunDevice } from '../sys/tun.js';
 import { spawnWorker, workerFailure } from '../sys/worker.js';
-import { type DirectionSpec, STAT } from './delayline.worker.js';
-import { defaultLimitBytes, type LinkParams } from './link.js';
+import type { DirectionSpec } from './delayline.worker.js';
+import { defaultLimitBytes, type LinkParams, STAT } from './link.js';
 
 export interface DelayLineOptions {
   rttMs: number;

@@ -7,14 +7,14 @@ import { EINTR } from '../sys/constants.js';
 import { errno, fn, setThreadNice, setTimerSlack, timespec } from '../sys/libc.js';
 import { SysError } from '../sys/sys-error.js';
 import { VNET_HDR_LEN } from '../sys/tun.js';
-import { LinkClock, type LinkParams, PacketRing, superPacketLoss } from './link.js';
+import { LinkClock, type LinkParams, PacketRing, STAT, superPacketLoss } from './link.js';
 
 export interface DirectionSpec {
   inFd: number;
   outFd: number;
   link: LinkParams;
   ringBytes: number;
-  /** Float64Array over a SharedArrayBuffer: see STAT below. */
+  /** Float64Array over a SharedArrayBuffer: see STAT (link.ts). */
   stats: SharedArrayBuffer;
 }
 
@@ -25,20 +25,6 @@ export interface WorkerSpec {
   /** Nice value of the thread (default DELAY_LINE_NICE); 0 keeps the process's. */
   nice?: number;
 }
-
-/** Indices into a direction's stats array. */
-export const STAT = {
-  packetsIn: 0,
-  bytesIn: 1,
-  packetsOut: 2,
-  bytesOut: 3,
-  lost: 4,
-  queueDrops: 5,
-  gsoPackets: 6,
-  maxSegments: 7,
-  writeErrors: 8,
-  size: 9,
-} as const;
 
 /** Largest packet a tun hands over: a 64 KiB GSO packet plus its virtio_net_hdr, with room to spare. */
 const MAX_PACKET = 65536 + VNET_HDR_LEN + 256;

@@ -168,6 +168,8 @@ export async function holdLab(
     const measured = o.measure === false ? undefined : await lab.measure();
     output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
   } catch (err) {
+    // a failed self-check takes down what it made (namespaces, devices, the delay line) before lab
+    // up hears of it: lab up then stops this process, which would leave them to the next cleanStale
     await lab?.close();
     const e = err as Error & { code?: unknown };
     output.write(`${JSON.stringify({ error: e.message, code: e.code })}\n`);

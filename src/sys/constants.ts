@@ -15,6 +15,8 @@ export const SOCK_CLOEXEC = 0o2000000;
 export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
 export const SO_TYPE = 3;
+/** SO_TIMESTAMPNS (the 64-bit timespec form), also the type of its control message. */
+export const SO_TIMESTAMPNS = 35;
 export const SO_ERROR = 4;
 export const SO_BROADCAST = 6;
 export const SO_SNDBUF = 7;

@@ -22,6 +22,7 @@ import {
   SLOTS,
   sharedRingData,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
 /** One ring entry as a socket sees it: valid only while its onBatch runs. */
@@ -35,6 +36,8 @@ export interface SharedBatch {
   names: Buffer;
   /** Where datagram i starts in data, and its sockaddr in names. */
   dataOffset(i: number): number;
+  /** When datagram i reached the kernel's queue (clock.ts µs): for a socket watched with a queue bound. */
+  arrivalUs(i: number): number;
   nameOffset(i: number): number;
 }
 
@@ -49,7 +52,6 @@ export interface ReaderSink {
   onReaderFailed(e: Error): void;
 }
 
-const WAKE_ID = -1;
 /** How long the thread outlives the last socket (a process that opens one socket per request keeps it). */
 const LINGER_MS = 2000;
 
@@ -60,6 +62,7 @@ class SharedReader {
   private readonly counts: Int32Array;
   private readonly times: Float64Array;
   private readonly lengths: Uint32Array;
+  private readonly arrivals: Float64Array;
   private readonly data: Buffer;
   private readonly names: Buffer;
   private readonly commands: Int32Array;
@@ -96,6 +99,7 @@ class SharedReader {
     this.counts = new Int32Array(this.d.counts);
     this.times = new Float64Array(this.d.times);
     this.lengths = new Uint32Array(this.d.lengths);
+    this.arrivals = new Float64Array(this.d.arrivals);
     this.data = Buffer.from(this.d.data);
     this.names = Buffer.from(this.d.names);
     this.commands = new Int32Array(this.d.commands);
@@ -178,14 +182,18 @@ class SharedReader {
     return this.running;
   }
 
-  /** Hands `fd` to the thread (it must be running); returns the socket's id. */
-  watch(fd: number, sink: ReaderSink, dropWhenFull: boolean): number {
+  /**
+   * Hands `fd` to the thread (it must be running); returns the socket's id. `bounded`: the socket has
+   * a queue bound (its datagrams are dropped when the ring is full, and stamped with their arrival:
+   * it must have SO_TIMESTAMPNS on).
+   */
+  watch(fd: number, sink: ReaderSink, bounded: boolean): number {
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
     if (slot >= SLOTS) throw new RangeError(`sockbuf/dgram: more than ${SLOTS} sockets on the reader thread`);
     const gen = (this.generation[slot] + 1) & 0x7fff;
     this.generation[slot] = gen;
     const id = slot | (gen << 16);
-    this.dropWhenFull[slot] = dropWhenFull ? 1 : 0;
+    this.dropWhenFull[slot] = bounded ? 1 : 0;
     this.counters.fill(0, slot * SCOUNT.SIZE, (slot + 1) * SCOUNT.SIZE);
     const r = epollAdd(this.d.epfd, fd, id);
     if (r < 0) {
@@ -251,6 +259,7 @@ class SharedReader {
       data: this.data,
       names: this.names,
       dataOffset: (i) => (base + i) * SLOT,
+      arrivalUs: (i) => this.arrivals[base + i],
       nameOffset: (i) => (base + i) * NAME,
     };
   }

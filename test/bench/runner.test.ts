@@ -274,3 +274,27 @@ test('a scenario with search() runs the ends as often as it needs for one row pe
   assert.equal(calls, 1);
   assert.deepEqual(res[0].runs, [{ value: 6 }], 'two runs (values 5 and 1) made one row');
 });
+
+test("runPoints leaves the process signals alone; an abort by a signal name (the CLI's) rejects with Interrupted after killing both ends", async () => {
+  const f = pidfile();
+  const scenario: Scenario<Record<string, never>> = {
+    name: 'test',
+    description: 'test',
+    params: () => ({}),
+    points: () => [{ variant: 'a' }],
+    ends: () => ends(['--grandchild', '--pidfile', f], ['--hang', '--pidfile', f]),
+    row: () => ({}),
+  };
+  const before = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
+  const ctl = new AbortController();
+  const run = runPoints(scenario, {}, { placement, repeat: 1, timeoutSeconds: 20, signal: ctl.signal });
+  while (!safePids(f).some((p) => p.role === 'sender')) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(
+    ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)),
+    before,
+    'runPoints installed a signal handler',
+  );
+  ctl.abort('SIGTERM');
+  await assert.rejects(run, (e: Error) => e instanceof Interrupted && e.signal === 'SIGTERM');
+  assertAllGone(f, 3);
+});

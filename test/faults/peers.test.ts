@@ -6,8 +6,10 @@
 // The built CLI runs each cell (its start-up is a fraction of tsx's); cells run a few at a time.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -88,7 +90,10 @@ before(async () => {
   };
 });
 
+const dir = mkdtempSync(join(tmpdir(), 'sockbuf-peers-'));
+
 after(() => {
+  rmSync(dir, { recursive: true, force: true });
   for (const s of held) s.destroy();
   for (const s of servers) s.close();
   python?.kill();
@@ -206,6 +211,29 @@ function cells(): Cell[] {
       codes: [1, 3],
     });
   }
+  for (const k of ['noAccept', 'noRead', 'midStream'] as const)
+    c.push({
+      name: `blast tcp --bytes 1G --stall-timeout 2s → a peer that ${k}`,
+      run: () =>
+        run(['blast', 'tcp', '--to', P(peers[k]), '--bytes', '1G', '--stall-timeout', '2s', '--json']),
+      // 2 s without progress, checked every 0.5 s
+      bound: 2 + 1 + START_SECONDS,
+      codes: [1],
+      check: (r) => assert.match(r.err, /blast tcp: the receiver took nothing for 2 s/),
+    });
+  c.push({
+    name: 'blast tcp --bytes 1G → a peer that never reads: the default stall bound (10 s)',
+    run: () => run(['blast', 'tcp', '--to', P(peers.noRead), '--bytes', '1G', '--json']),
+    bound: 10 + 1 + START_SECONDS,
+    codes: [1],
+  });
+  c.push({
+    name: 'blast tcp --reverse --bytes 1G --stall-timeout 2s → a peer that never accepts',
+    run: () =>
+      run(['blast', 'tcp', '--reverse', '--to', P(peers.noAccept), '--bytes', '1G', '--stall-timeout', '2s']),
+    bound: 2 + 1 + START_SECONDS,
+    codes: [1],
+  });
   c.push({
     name: 'blast tcp --reverse --duration 1s → a peer that never accepts',
     run: () => run(['blast', 'tcp', '--reverse', '--to', P(peers.noAccept), '--duration', '1s', '--json']),
@@ -289,6 +317,31 @@ function cells(): Cell[] {
       run: () => run(['inspect', '--watch', '1s', '--json'], { signal: sig, when: printed(/\{/) }),
       bound: SIGNAL_SECONDS,
       codes: [code],
+    });
+    c.push({
+      name: `bench drain (a 64 GiB run), ${sig}: both ends stopped`,
+      run: () =>
+        run(['bench', 'drain', '--bytes', '64GiB', '--readers', 'fixed:64K', '--repeat', '1'], {
+          signal: sig,
+          when: () => new Promise((r) => setTimeout(r, 4000)),
+        }),
+      bound: SIGNAL_SECONDS,
+      codes: [code],
+      check: (r) => assert.match(r.err, new RegExp(`interrupted by ${sig}; both ends stopped`)),
+    });
+    c.push({
+      name: `bench (the quick suite, drain only), ${sig}: what it had written, the entry said interrupted`,
+      run: async () => {
+        const out = join(dir, `suite-${sig}.json`);
+        const r = await run(
+          ['bench', '--only', 'drain', '--out', out, '--html', join(dir, `suite-${sig}.html`)],
+          { signal: sig, when: () => new Promise((res) => setTimeout(res, 4000)) },
+        );
+        return { ...r, out: existsSync(out) ? readFileSync(out, 'utf8') : '(no results file)' };
+      },
+      bound: SIGNAL_SECONDS,
+      codes: [code],
+      check: (r) => assert.match(r.out, new RegExp(`"reason": ?"interrupted by ${sig}"`)),
     });
     c.push({
       name: `blast udp --duration 30s, ${sig}: its result still printed`,

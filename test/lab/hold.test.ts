@@ -192,3 +192,49 @@ test('lab up, then lab down: the holder outlives lab up (its parent-death signal
   assert.deepEqual(netnsOf(pid), []);
   await until('the holder exited', () => !processRunning(pid), 5000);
 });
+
+test('a failed self-check (lab up --loss 100%: no probe gets across): exit 3, and nothing of the lab is left', {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  const before = new Set(existsSync('/run/netns') ? readdirSync('/run/netns') : []);
+  const up = sockbuf(['lab', 'up', '--rtt', '1ms', '--loss', '100%']);
+  let stderr = '';
+  up.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((r) => up.once('exit', (code) => r(code)));
+  let holder: number | undefined;
+  let below: number[] = [];
+  try {
+    await until(
+      'the holder made its namespaces',
+      () => {
+        below = [...new Set([...below, ...descendants(up.pid as number)])];
+        holder ??= readdirSync('/run/netns')
+          .filter((n) => !before.has(n) && /^sbl-\d+-s$/.test(n))
+          .map((n) => Number(n.split('-')[1]))
+          .find((p) => below.includes(p));
+        return holder !== undefined;
+      },
+      30_000,
+    );
+    // the probe's ping gives up after its 30 s
+    assert.equal(await exited, 3, stderr);
+  } finally {
+    up.kill('SIGKILL');
+  }
+  assert.match(stderr, /lab ping probe failed/);
+  assert.ok(holder !== undefined);
+  // checked before any other lab command could clean up after it
+  assert.deepEqual(netnsOf(holder), [], 'its namespaces were removed');
+  const devices = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout;
+  assert.doesNotMatch(devices, new RegExp(`sbl-${holder}-`), 'its tun devices are gone');
+  const status = JSON.parse(sockbufSync(['lab', 'status', '--json']).stdout) as { pid: number }[];
+  assert.equal(
+    status.find((l) => l.pid === holder),
+    undefined,
+    'its state file was removed',
+  );
+  await until('every process it started exited', () => below.every((p) => !processRunning(p)), 5000);
+});

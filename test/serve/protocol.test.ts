@@ -96,7 +96,7 @@ test('hostile lines are refused with a message naming what is wrong', () => {
     /not a string or a number/,
   );
   refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 1e6 } }), 'refused', /1 to 128/);
-  refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /at least 10ms/);
+  refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /at least 10 ms/);
   refusedWith(
     req({ type: 'test', kind: 'tcp', params: { duration: 'banana' } }),
     'refused',
@@ -272,6 +272,6 @@ test('udp far-end options: a coalescing window under 10 ms, --gro alone or with 
   refusedWith(
     req({ type: 'test', kind: 'udp', params: { coalesce: '5s' } }),
     'refused',
-    /coalesce: '5s' is not a duration from 0 to 1s/,
+    /coalesce: '5s' is not a duration from 0 to 1 s/,
   );
 });
