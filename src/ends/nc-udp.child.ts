@@ -11,6 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError } from '../errors.js';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
 import { printEvent } from './event.js';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   try {
     for (let t = 0; udpDrops(port, readTables()) === undefined; t += 10) {
       if (!child.running || t > 5000)
-        throw new Error(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
+        throw new EnvironmentError(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
       await sleep(10);
     }
     printEvent('ready', { host, port });

@@ -283,7 +283,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       opts,
       (conn) => {
         signal?.throwIfAborted(); // openStreams closes what it opened
-        if (cutShort) throw new Error('cut'); // likewise
+        if (cutShort) throw new DOMException('cut short by the deadline', 'TimeoutError'); // likewise
         conn.sample();
       },
       connectBy,
@@ -405,6 +405,17 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
     abort();
   }
   signal?.throwIfAborted();
+  return blastResult(opts, streams, cutShort, started, cpu0);
+}
+
+/** The result of a run: what each stream moved and, reversed, what the verifier found. */
+function blastResult(
+  opts: TcpBlastOptions,
+  streams: Stream[],
+  cutShort: { interrupted: string } | { stalled: string } | undefined,
+  started: number,
+  cpu0: NodeJS.CpuUsage,
+): TcpBlastResult {
   const secs = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const per = streams.map((s) => {

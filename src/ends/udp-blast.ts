@@ -96,7 +96,7 @@ export class UdpBlast {
     // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
     if (isIP(this.to.host)) open(this.to.host);
     else {
-      this.opening = resolveFirst(this.to.host).then(open);
+      this.opening = resolveFirst(this.to.host, { option: 'to', value: formatHostPort(this.to) }).then(open);
       this.opening.catch(() => {}); // reported where it is awaited
     }
   }

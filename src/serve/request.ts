@@ -2,6 +2,7 @@
 // end's options and bounded by the server's caps; parsing a request line; the far end's command line
 // from a request, and a request from a far end's command line. Pure: no sockets.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { UsageError } from '../errors.js';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 import {
   type CountOption,
@@ -216,8 +217,10 @@ export function checkParam(
     }
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
-    // a UsageError from the units parser: it already names the parameter and the value
-    refuse(`parameter ${(err as Error).message.replace(/^invalid value for /, '')}`);
+    // a UsageError from the units parser names the parameter, the value and what it takes
+    if (err instanceof UsageError && err.expected !== undefined)
+      refuse(`parameter ${err.option ?? name}: '${err.value}' (expected ${err.expected})`);
+    refuse(`parameter ${name}: ${(err as Error).message}`);
   }
   return wrong('a known parameter type');
 }

@@ -8,7 +8,7 @@
 import net from 'node:net';
 import { newSecret } from '../ends/hello.js';
 import { UsageError } from '../errors.js';
-import type { HostPort } from '../policy/address.js';
+import { formatHostPort, type HostPort } from '../policy/address.js';
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';
@@ -134,7 +134,10 @@ class Server implements ServeHandle {
   }
 
   async listen(): Promise<void> {
-    const host = await resolveFirst(this.opts.listen.host);
+    const host = await resolveFirst(this.opts.listen.host, {
+      option: 'listen',
+      value: formatHostPort(this.opts.listen),
+    });
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen({ host, port: this.opts.listen.port, exclusive: true }, () => {

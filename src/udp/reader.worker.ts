@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { setThreadNice, setTimerSlack } from '../sys/libc.js';
 import { MsgVec, NAME_SIZE, ReadableWaiter, recvmmsg } from '../sys/mmsg.js';
+import { failureMessage } from '../sys/worker.js';
 import { napNs, nowUs } from './clock.js';
 import { splitGro } from './gro.js';
 import { COUNTER, CTRL, entryOf, isFull, type RingLayout } from './ring.js';
@@ -170,6 +171,6 @@ if (parentPort && workerData) {
     parentPort.postMessage({ ready: true });
     run(workerData as ReaderData);
   } catch (err) {
-    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
+    parentPort.postMessage(failureMessage(err));
   }
 }

@@ -144,6 +144,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         onFull: this.o.onFull,
         addresses: this.addresses,
         notify: this.notify,
+        where: this.address,
       };
       for (const fd of this.fds) this.rings.push(startReader(fd, settings));
       await Promise.all(this.rings.map(readerReady));
@@ -212,7 +213,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         return undefined;
       // a reader thread that failed takes nothing more: waiting would be forever
       const failed = this.rings.find((r) => r.failure);
-      if (failed) throw new Error(`${this.address}: ${failed.failure}`);
+      if (failed?.failure) throw failed.failure;
       // biome-ignore lint/suspicious/noExplicitAny: Atomics.waitAsync is not in the ES2023 lib
       const w = (Atomics as any).waitAsync(this.notify, 0, seen);
       if (w.async) await w.value;
@@ -342,7 +343,13 @@ let warnedGroOff = false;
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const r = resolveReceiverOptions(options);
   // a host name binds its first address (the options stay pure; the lookup is here)
-  r.options.listen = { host: await resolveFirst(r.options.listen.host), port: r.options.listen.port };
+  r.options.listen = {
+    host: await resolveFirst(r.options.listen.host, {
+      option: 'listen',
+      value: formatHostPort(r.options.listen),
+    }),
+    port: r.options.listen.port,
+  };
   // said once when gro: 'auto' was asked for; the default leaves the reason in stats().groOff only
   if (r.groOff !== undefined && options.gro === 'auto' && !warnedGroOff) {
     warnedGroOff = true;

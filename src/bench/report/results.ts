@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { UsageError } from '../../errors.js';
 import type { HostInfo } from '../../observe/proc.js';
-import { parseBoundedJson } from '../../policy/json.js';
+import { JsonLimitError, parseBoundedJson } from '../../policy/json.js';
 import { printable } from '../../policy/printable.js';
 import { SCHEMA } from '../../sys/package.js';
 import { clip } from './bounds.js';
@@ -177,7 +177,10 @@ export function loadResults(files: string[]): ResultsDocument[] {
     try {
       const size = statSync(file).size;
       if (size > MAX_RESULTS_FILE_BYTES)
-        throw new Error(`${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`);
+        throw new JsonLimitError(
+          `${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`,
+          'too-long',
+        );
       text = readFileSync(file, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read results file '${quote(file)}': ${quote((err as Error).message)}`);
