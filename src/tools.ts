@@ -29,7 +29,7 @@ export type {
 } from './bench/scenario.js';
 export { SEEDS, type Seed } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
-export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
+export { type DiagnoseOptions, type Diagnosis, type DoctorDocument, diagnose } from './doctor/diagnose.js';
 export type { DoctorTargets, Finding, FindingStatus } from './doctor/rules.js';
 export type {
   BlastIntervalEvent,

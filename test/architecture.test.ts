@@ -340,6 +340,8 @@ const LONG_FILES: Record<string, string> = {
   'ends/tcp-sink.ts':
     "one class: a sink's connections, hello detection, verification, echo and far-end caps (≈ 420)",
   'ends/tcp-source.ts': 'the blast: streams, pacing, the deadline and the result (≈ 400)',
+  'policy/option-registry.ts':
+    'the one table of options (≈ 45 declarations of 10 lines) and the checks read from it (≈ 600)',
 };
 const LONG_FUNCTIONS: Record<string, string> = {
   'doctor/rules.ts diagnose': 'a table of host checks in order, one block each (≈ 200)',
@@ -400,13 +402,7 @@ const RULES: Record<string, (files: SourceFile[]) => string[]> = {
  * another engineer's). A rule fails on any violation not listed here; the todo test below lists what
  * is still pending. Empty this as that work lands.
  */
-const PENDING: Record<string, string[]> = {
-  'process.exit only under src/cli': [
-    'lab/link-probe.child.ts',
-    'ends/nc-udp.child.ts',
-    'ends/bench-tcp.child.ts',
-  ],
-};
+const PENDING: Record<string, string[]> = {};
 
 const src = readSources();
 
