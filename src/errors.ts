@@ -102,17 +102,17 @@ export class ResolveError extends EnvironmentError {
   readonly value?: string;
   readonly #render: (name: OptionNamer) => string;
 
-  constructor(
-    readonly host: string,
-    code: string,
-    where?: { option: string; value?: string },
-  ) {
+  /** The name that did not resolve. */
+  readonly host: string;
+
+  constructor(host: string, code: string, where?: { option: string; value?: string }) {
     const render = (name: OptionNamer) =>
       where
         ? `cannot resolve ${name(where.option)} '${where.value ?? host}': no such host '${host}' (${code})`
         : `cannot resolve host '${host}' (${code})`;
     super(render(asWritten), { code });
     this.name = 'ResolveError';
+    this.host = host;
     this.#render = render;
     if (where) {
       this.option = where.option;
