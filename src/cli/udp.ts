@@ -163,7 +163,7 @@ export function registerBlastUdp(blast: Command): void {
       const duration: number = o.duration;
       // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
       const signals = stopSignals();
-      const sender = createUdpBlast({
+      const sender = await createUdpBlast({
         to,
         size,
         rate: o.rate,

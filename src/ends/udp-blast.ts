@@ -41,6 +41,8 @@ interface Flow {
   seq: number;
 }
 
+let openingOf: (b: UdpBlast) => Promise<void> | undefined;
+
 /** A UDP sending end (`sockbuf blast udp`): numbered datagrams at a rate, over one or more flows. */
 export class UdpBlast {
   readonly to: HostPort;
@@ -116,12 +118,12 @@ export class UdpBlast {
     }
   }
 
-  /** Resolves when the sockets are made (at once for an address; a host name resolves first). */
-  async ready(): Promise<void> {
-    await this.opening;
+  static {
+    // createUdpBlast's view of the resolution in progress, kept off the public surface
+    openingOf = (b) => b.opening;
   }
 
-  /** SO_SNDBUF as getsockopt reports it (for a host name, once ready()). */
+  /** SO_SNDBUF as getsockopt reports it. */
   get sndbuf(): number {
     return this.flows[0].sender.sndbuf;
   }
@@ -310,6 +312,7 @@ export class UdpBlast {
     return formatHostPort(this.to);
   }
 
+  /** Closes the flows' sockets. A run in progress stops sending. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -317,6 +320,17 @@ export class UdpBlast {
   }
 }
 
-export function createUdpBlast(options: UdpBlastOptions): UdpBlast {
-  return new UdpBlast(options);
+/**
+ * Makes a blast with its flows' sockets open (a host name resolved first): like createUdpSender and
+ * createUdpReceiver, async. Rejects with a UsageError naming a bad option, or a ResolveError for `to`.
+ */
+export async function createUdpBlast(options: UdpBlastOptions): Promise<UdpBlast> {
+  const blast = new UdpBlast(options);
+  try {
+    await openingOf(blast);
+  } catch (err) {
+    blast.close();
+    throw err;
+  }
+  return blast;
 }
