@@ -10,11 +10,11 @@ export { renderHtml } from './bench/pages.js';
 export {
   checkResults,
   loadResults,
-  mergeResults,
   type ResultRow,
   type ResultsDocument,
   type SeedVerdict,
 } from './bench/report/results.js';
+export { mergeResults } from './bench/report/sources.js';
 export { type PointResult, type Progress, RunFailure } from './bench/runner.js';
 export type {
   Cell,
@@ -62,7 +62,8 @@ export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
-export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
+export type { AlertRule, RuleGroup } from './observe/alert-rule.js';
+export { alertRules, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';

@@ -51,8 +51,10 @@ async function main(): Promise<void> {
   const host = a.host ?? '127.0.0.1';
   const nc = which('nc');
   if (!nc) {
+    // the environment lacks it (status 3, as a sockbuf command's)
     process.stderr.write('nc is not installed (Debian: netcat-openbsd)\n');
-    process.exit(3);
+    process.exitCode = 3;
+    return;
   }
   // a free port: bound here, released, handed to nc
   const probe = dgram.createSocket(isIPv6(host) ? 'udp6' : 'udp4');
@@ -129,5 +131,5 @@ function procCpuSeconds(pid: number | undefined): number | undefined {
 
 main().catch((e: unknown) => {
   process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
+  process.exitCode = 1;
 });

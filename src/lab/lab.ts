@@ -198,16 +198,22 @@ export class Lab {
     return measureLab(this.info, opts);
   }
 
-  /** Takes the lab down: stops the delay line, closes the tun devices, removes the namespaces. */
+  /**
+   * Takes the lab down: stops the delay line, closes the tun devices, removes the namespaces. Rejects,
+   * once all of it is down, when a delay-line thread had failed (a SysError with its errno).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     active.delete(this);
-    await this.line.stop();
-    for (const t of this.tuns) closeTun(t);
-    removeNetns(this.info.hosts.client.netns);
-    removeNetns(this.info.hosts.server.netns);
-    rmSync(stateFile(this.info.pid), { force: true });
+    try {
+      await this.line.stop();
+    } finally {
+      for (const t of this.tuns) closeTun(t);
+      removeNetns(this.info.hosts.client.netns);
+      removeNetns(this.info.hosts.server.netns);
+      rmSync(stateFile(this.info.pid), { force: true });
+    }
   }
 
   /** The same as close(), for `await using lab = await Lab.create(…)`. */

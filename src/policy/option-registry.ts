@@ -1,6 +1,6 @@
 // The option registry: each option declared once (its kind, range, default, unit, CLI flag, serve's
 // wire name, a doc line). The library checks its options against it, the CLI makes its commander options
-// from it (src/cli/options.ts), serve bounds its wire with it, and docs/cli/options.md is generated
+// from it (src/cli/declared.ts), serve bounds its wire with it, and docs/cli/options.md is generated
 // from it (npm run docs:cli). Pure: no I/O.
 import { UsageError } from '../errors.js';
 import {

@@ -360,8 +360,8 @@ class Server implements ServeHandle {
   }
 
   private refuse(s: Session, err: ProtocolError): void {
-    this.log(`#${s.id} ${s.peer}: refused (${err.code}): ${err.message}`);
-    this.send(s, { type: 'error', code: err.code, message: err.message });
+    this.log(`#${s.id} ${s.peer}: refused (${err.reason}): ${err.message}`);
+    this.send(s, { type: 'error', code: err.reason, message: err.message });
   }
 
   /** (Re)starts the idle timer: a connection that sends no test request in time is closed. */

@@ -22,6 +22,7 @@ import {
   SLOTS,
   sharedRingData,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
 /** One ring entry as a socket sees it: valid only while its onBatch runs. */
@@ -51,7 +52,6 @@ export interface ReaderSink {
   onReaderFailed(e: Error): void;
 }
 
-const WAKE_ID = -1;
 /** How long the thread outlives the last socket (a process that opens one socket per request keeps it). */
 const LINGER_MS = 2000;
 

@@ -28,10 +28,9 @@ import {
   type SharedRingData,
   SLOT,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
-/** The id the eventfd's events carry. */
-export const WAKE_ID = -1;
 const MAX_EVENTS = 256;
 /** How long the reader waits for the main thread to free an entry before it looks again. */
 const FULL_WAIT_MS = 5;

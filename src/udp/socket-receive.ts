@@ -53,6 +53,8 @@ export type ReceiveMode = 'main' | 'thread';
 const CHECK_EVERY = 64;
 /** Take the reader thread when the kernel holds more than this share of the receive buffer. */
 const BACKLOG_SHARE = 4;
+/** The thread starts (without the socket) at this share of that backlog. */
+const WARM_SHARE = 4;
 /** With a queue bound, at a smaller backlog: what waits in the kernel waits too. */
 const BOUNDED_BACKLOG_BYTES = 64 * 1024;
 /** Give the socket back to the main thread below this rate (datagrams a second) … */
@@ -138,6 +140,12 @@ export class SocketReceiver implements ReaderSink {
     const limit = this.o.maxQueueDelay > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
     const drops = m.drops;
     if (m.rmemAlloc > limit || drops > this.lastDrops) this.toThread();
+    // a quarter of the way there, the thread starts (and waits): its start-up (tens of ms of CPU)
+    // then lands before the main thread is behind, not on a main thread that already is
+    else if (m.rmemAlloc > limit / WARM_SHARE && !sharedReader().isRunning)
+      sharedReader()
+        .start()
+        .catch(() => {}); // toThread() says why, if it ever needs the thread
     this.lastDrops = drops;
   }
 

@@ -16,7 +16,7 @@ const req = (o: object) => JSON.stringify({ v: 1, ...o });
 function refusedWith(line: string, code: string, message: RegExp, token?: string) {
   assert.throws(
     () => parseRequest(line, limits, token),
-    (e: unknown) => e instanceof ProtocolError && e.code === code && message.test(e.message),
+    (e: unknown) => e instanceof ProtocolError && e.reason === code && message.test(e.message),
   );
 }
 
@@ -179,7 +179,7 @@ test('LineDecoder: an over-cap line throws once the cap is passed, never bufferi
   d.push(Buffer.from('x'.repeat(16)));
   assert.throws(
     () => d.push(Buffer.from('y')),
-    (e: unknown) => e instanceof ProtocolError && e.code === 'too-long',
+    (e: unknown) => e instanceof ProtocolError && e.reason === 'too-long',
   );
   assert.equal(d.pending, 0);
   assert.throws(() => new LineDecoder(16).push(Buffer.from(`${'z'.repeat(17)}\n`)), /longer than 16 bytes/);

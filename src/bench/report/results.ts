@@ -10,9 +10,7 @@ import { JsonLimitError, parseBoundedJson } from '../../policy/json.js';
 import { printable } from '../../policy/printable.js';
 import { SCHEMA } from '../../sys/package.js';
 import { clip } from './bounds.js';
-import { named } from './sources.js';
 
-export { mergeResults } from './sources.js';
 export { SCHEMA };
 
 /** A string from input, fit for an error message: control characters escaped, cut when long. */
@@ -156,7 +154,17 @@ export function parseResults(text: string, source = 'results'): ResultsDocument 
   } catch (err) {
     throw new UsageError(`results file '${quote(source)}' is not JSON: ${quote((err as Error).message)}`);
   }
-  return named(checkResults(doc, source), source);
+  const checked = checkResults(doc, source);
+  loadedNames.set(checked, source);
+  return checked;
+}
+
+// The file each parsed document was read from (a document made in memory has none): merging names its rows after it.
+const loadedNames = new WeakMap<object, string>();
+
+/** The file (or `source`) `doc` was parsed from, if it was. */
+export function loadedFrom(doc: ResultsDocument): string | undefined {
+  return loadedNames.get(doc);
 }
 
 /**

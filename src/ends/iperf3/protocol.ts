@@ -1,7 +1,7 @@
 // iperf3's control protocol, the pure part (esnet/iperf
 // src/iperf_api.h, iperf_api.c send_parameters/get_parameters, send_results/get_results): the cookie,
 // the state bytes, the length-prefixed JSON, the stream ids, and the parameter and result documents a
-// 3.12 peer sends and expects. No socket here: control.ts moves these bytes, client.ts and server.ts
+// 3.12 peer sends and expects. No socket here: control.ts moves these bytes, iperf3-blast.ts and iperf3-sink.ts
 // run the test.
 import { randomInt } from 'node:crypto';
 import { PeerError } from '../../errors.js';
