@@ -66,6 +66,7 @@ export class UdpBlast {
   /** Called when GSO was asked for and the kernel refused it (once), and when a pace was not kept. */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
+  /** Checks the options and opens the flows (for a host name, once it resolves); createUdpBlast also waits for that. */
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
     this.size = checkOption('blastSize', o.size ?? OPTIONS.blastSize.default, 'size');
@@ -133,6 +134,7 @@ export class UdpBlast {
     return this.flows.map((f) => f.sender.fd);
   }
 
+  /** Whether the flows send with UDP_SEGMENT: asked for, and allowed by the kernel and the size. */
   get usingGso(): boolean {
     return this.gso;
   }
@@ -308,6 +310,7 @@ export class UdpBlast {
     return sent;
   }
 
+  /** The destination as `host:port`. */
   get address(): string {
     return formatHostPort(this.to);
   }
