@@ -15,6 +15,8 @@ export const SOCK_CLOEXEC = 0o2000000;
 export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
 export const SO_TYPE = 3;
+/** SO_TIMESTAMPNS (the 64-bit timespec form), also the type of its control message. */
+export const SO_TIMESTAMPNS = 35;
 export const SO_ERROR = 4;
 export const SO_BROADCAST = 6;
 export const SO_SNDBUF = 7;
@@ -106,6 +108,7 @@ export const EBADF = 9;
 export const EAGAIN = 11;
 export const ENODEV = 19;
 export const EINVAL = 22;
+export const ENAMETOOLONG = 36;
 export const EMSGSIZE = 90;
 /** @internal (exported for its test) */
 export const EADDRNOTAVAIL = 99;
@@ -133,6 +136,7 @@ export const ERRNO_NAMES: Record<number, string> = {
   23: 'ENFILE',
   24: 'EMFILE',
   32: 'EPIPE',
+  36: 'ENAMETOOLONG',
   38: 'ENOSYS',
   88: 'ENOTSOCK',
   90: 'EMSGSIZE',

@@ -7,8 +7,10 @@ import {
   MSG_DONTWAIT,
   POLLIN,
   POLLOUT,
+  SO_TIMESTAMPNS,
   SOCK_CLOEXEC,
   SOCK_DGRAM,
+  SOL_SOCKET,
   UDP_GRO,
   UDP_SEGMENT,
 } from './constants.js';
@@ -19,6 +21,8 @@ export const MMSGHDR_SIZE = 64;
 export const IOVEC_SIZE = 16;
 /** Room for a sockaddr_in6 (28 bytes), rounded to 8. */
 export const NAME_SIZE = 32;
+/** CMSG_SPACE(sizeof(struct timespec)): one cmsghdr and a 64-bit timespec (SO_TIMESTAMPNS). */
+export const CMSG_TIMESPEC_SPACE = 32;
 /** CMSG_SPACE(sizeof(int)): one cmsghdr (16 bytes) and an int, aligned to 8. */
 export const CMSG_INT_SPACE = 24;
 
@@ -112,6 +116,27 @@ export class MsgVec {
   /** msg_flags of entry i after a receive (MSG_TRUNC, MSG_CTRUNC …). */
   msgFlags(i: number): number {
     return this.i32[(i * MMSGHDR_SIZE + OFF_FLAGS) >> 2];
+  }
+
+  /**
+   * When entry i reached its socket's queue (SO_TIMESTAMPNS: wall-clock µs, the kernel's clock), or
+   * 0 when the kernel attached no stamp.
+   */
+  arrivalUs(i: number): number {
+    const c = this.control;
+    if (!c) return 0;
+    let p = i * this.controlBytes;
+    const end = p + this.u32[(i * MMSGHDR_SIZE + OFF_CONTROLLEN) >> 2];
+    while (p + 32 <= end) {
+      const len = c.readUInt32LE(p);
+      if (len < 16) return 0;
+      if (c.readInt32LE(p + 8) === SOL_SOCKET && c.readInt32LE(p + 12) === SO_TIMESTAMPNS)
+        return (
+          c.readUInt32LE(p + 16) * 1e6 + c.readUInt32LE(p + 20) * 2 ** 32 * 1e6 + c.readUInt32LE(p + 24) / 1e3
+        );
+      p += (len + 7) & ~7;
+    }
+    return 0;
   }
 
   /** The UDP_GRO segment size the kernel attached to entry i, or 0 when the message is one datagram. */

@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { SysError } from '../errors.js';
 import { dupCloexec, epollAdd, epollCreate, eventFd, eventFdSignal } from '../sys/epoll.js';
 import { closeFd } from '../sys/socket.js';
-import { spawnWorker } from '../sys/worker.js';
+import { spawnWorker, type WorkerFailureMessage, workerFailure } from '../sys/worker.js';
 import { used } from './ring.js';
 import {
   BATCH,
@@ -22,6 +22,7 @@ import {
   SLOTS,
   sharedRingData,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
 /** One ring entry as a socket sees it: valid only while its onBatch runs. */
@@ -35,6 +36,8 @@ export interface SharedBatch {
   names: Buffer;
   /** Where datagram i starts in data, and its sockaddr in names. */
   dataOffset(i: number): number;
+  /** When datagram i reached the kernel's queue (clock.ts µs): for a socket watched with a queue bound. */
+  arrivalUs(i: number): number;
   nameOffset(i: number): number;
 }
 
@@ -49,7 +52,6 @@ export interface ReaderSink {
   onReaderFailed(e: Error): void;
 }
 
-const WAKE_ID = -1;
 /** How long the thread outlives the last socket (a process that opens one socket per request keeps it). */
 const LINGER_MS = 2000;
 
@@ -60,6 +62,7 @@ class SharedReader {
   private readonly counts: Int32Array;
   private readonly times: Float64Array;
   private readonly lengths: Uint32Array;
+  private readonly arrivals: Float64Array;
   private readonly data: Buffer;
   private readonly names: Buffer;
   private readonly commands: Int32Array;
@@ -96,6 +99,7 @@ class SharedReader {
     this.counts = new Int32Array(this.d.counts);
     this.times = new Float64Array(this.d.times);
     this.lengths = new Uint32Array(this.d.lengths);
+    this.arrivals = new Float64Array(this.d.arrivals);
     this.data = Buffer.from(this.d.data);
     this.names = Buffer.from(this.d.names);
     this.commands = new Int32Array(this.d.commands);
@@ -152,12 +156,13 @@ class SharedReader {
           w.unref(); // again: Node refs a starting worker's port until it runs
           this.running = true;
           resolve();
-        } else if (m.error) this.fail(new SysError(m.syscall ?? 'reader', m.errno ?? 0, m.error), reject);
+        } else if (m.error)
+          this.fail(workerFailure('sockbuf/dgram: reader thread', m as WorkerFailureMessage), reject);
       });
-      w.on('error', (e) => this.fail(e, reject));
+      w.on('error', (e) => this.fail(workerFailure('sockbuf/dgram: reader thread', e), reject));
       w.once('exit', (code) => {
         if (this.worker === w)
-          this.fail(new Error(`sockbuf/dgram: reader thread exited (code ${code})`), reject);
+          this.fail(workerFailure('sockbuf/dgram', { error: `reader thread exited (code ${code})` }), reject);
       });
     });
   }
@@ -177,14 +182,18 @@ class SharedReader {
     return this.running;
   }
 
-  /** Hands `fd` to the thread (it must be running); returns the socket's id. */
-  watch(fd: number, sink: ReaderSink, dropWhenFull: boolean): number {
+  /**
+   * Hands `fd` to the thread (it must be running); returns the socket's id. `bounded`: the socket has
+   * a queue bound (its datagrams are dropped when the ring is full, and stamped with their arrival:
+   * it must have SO_TIMESTAMPNS on).
+   */
+  watch(fd: number, sink: ReaderSink, bounded: boolean): number {
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
     if (slot >= SLOTS) throw new RangeError(`sockbuf/dgram: more than ${SLOTS} sockets on the reader thread`);
     const gen = (this.generation[slot] + 1) & 0x7fff;
     this.generation[slot] = gen;
     const id = slot | (gen << 16);
-    this.dropWhenFull[slot] = dropWhenFull ? 1 : 0;
+    this.dropWhenFull[slot] = bounded ? 1 : 0;
     this.counters.fill(0, slot * SCOUNT.SIZE, (slot + 1) * SCOUNT.SIZE);
     const r = epollAdd(this.d.epfd, fd, id);
     if (r < 0) {
@@ -250,6 +259,7 @@ class SharedReader {
       data: this.data,
       names: this.names,
       dataOffset: (i) => (base + i) * SLOT,
+      arrivalUs: (i) => this.arrivals[base + i],
       nameOffset: (i) => (base + i) * NAME,
     };
   }

@@ -14,6 +14,8 @@ export const NAME = 32;
 /** Socket slots: an id is slot | generation << 16. */
 export const SLOTS = 65536;
 export const COMMANDS = 1024;
+/** The id the eventfd's events carry in the reader's epoll set (a socket's id is never negative). */
+export const WAKE_ID = -1;
 
 /** Control words (Int32Array). */
 export const SCTRL = {
@@ -52,13 +54,18 @@ export interface SharedRingData {
   ids: SharedArrayBuffer;
   counts: SharedArrayBuffer;
   times: SharedArrayBuffer;
-  /** Per message: its length, its sender's address. */
+  /** Per message: its length, its sender's address, and for a socket with a queue bound when it reached
+   * the socket's queue (the kernel's stamp, in clock.ts's µs). */
   lengths: SharedArrayBuffer;
+  arrivals: SharedArrayBuffer;
   names: SharedArrayBuffer;
   data: SharedArrayBuffer;
   /** Commands: op, fd, id (Int32Array COMMANDS × 3). */
   commands: SharedArrayBuffer;
-  /** Per socket slot: whether the reader drops when the ring is full (Uint8Array SLOTS). */
+  /**
+   * Per socket slot: whether the socket has a queue bound (Uint8Array SLOTS): the reader drops its
+   * datagrams when the ring is full, and stamps each with its arrival time.
+   */
   dropWhenFull: SharedArrayBuffer;
   counters: SharedArrayBuffer;
   epfd: number;
@@ -74,6 +81,7 @@ export function sharedRingData(epfd: number, evfd: number): SharedRingData {
     counts: sab(e1 * 4),
     times: sab(e1 * 8),
     lengths: sab(e1 * BATCH * 4),
+    arrivals: sab(e1 * BATCH * 8),
     names: sab(e1 * BATCH * NAME),
     data: sab(e1 * BATCH * SLOT),
     commands: sab(COMMANDS * 3 * 4),

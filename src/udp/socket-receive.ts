@@ -7,13 +7,16 @@
 // while JavaScript works; when the rate falls again it takes the descriptor back. A socket with a queue
 // bound goes to the thread at once and stays there. Either way every
 // datagram reaches 'message' (msg, rinfo) (and, when listened for, 'messages' batches), in order.
-// With a queue bound (maxQueueDelay), a datagram that waited longer in userspace is dropped and
-// counted as stale instead of being handed over late.
+// With a queue bound (maxQueueDelay), the socket is the reader thread's from bind, and a datagram that
+// waited longer since it reached the kernel (its kernel stamp, SO_TIMESTAMPNS) is dropped and counted
+// as stale instead of being handed over late.
 import dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
-import { getMemInfo } from '../sys/meminfo.js';
+import { SO_TIMESTAMPNS, SOL_SOCKET } from '../sys/constants.js';
+import { getMemInfo, receiveQueue } from '../sys/meminfo.js';
 import { decodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd } from '../sys/socket.js';
+import { setInt } from '../sys/udp-socket.js';
 import { nowUs } from './clock.js';
 import { errnoException } from './dgram-errors.js';
 import { dupCloexec, type ReaderSink, type SharedBatch, sharedReader } from './shared-reader.js';
@@ -50,6 +53,8 @@ export type ReceiveMode = 'main' | 'thread';
 const CHECK_EVERY = 64;
 /** Take the reader thread when the kernel holds more than this share of the receive buffer. */
 const BACKLOG_SHARE = 4;
+/** The thread starts (without the socket) at this share of that backlog. */
+const WARM_SHARE = 4;
 /** With a queue bound, at a smaller backlog: what waits in the kernel waits too. */
 const BOUNDED_BACKLOG_BYTES = 64 * 1024;
 /** Give the socket back to the main thread below this rate (datagrams a second) … */
@@ -87,11 +92,15 @@ export class SocketReceiver implements ReaderSink {
     private readonly target: EventEmitter,
     private readonly o: ReceiveOptions,
   ) {
-    this.readOnMain();
     sharedReader().hold();
-    // a bounded queue is the reader thread's to keep: it reads at once and stamps each batch, while
-    // the main thread would leave the backlog in the kernel, unstamped (until then: the main thread)
-    if (o.maxQueueDelay > 0) this.toThread();
+    if (o.maxQueueDelay > 0) {
+      // a bounded queue is the reader thread's to keep: the kernel stamps each datagram as it arrives
+      // and the thread hands that stamp over, while the main thread's reads (node:dgram's) carry none.
+      // Until the thread runs (the process's first such socket) the datagrams wait in the kernel,
+      // stamped, and are judged by their age when it takes them.
+      setInt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+      this.toThread();
+    } else this.readOnMain();
   }
 
   /** Reads on the main thread: a node:dgram socket over a dup of the descriptor. */
@@ -126,10 +135,17 @@ export class SocketReceiver implements ReaderSink {
   /** Whether the main thread falls behind: then the reader thread takes over. */
   private checkBacklog(): void {
     if (this.mode !== 'main') return;
-    const m = getMemInfo(this.fd);
+    const m = receiveQueue(this.fd);
+    if (!m) return;
     const limit = this.o.maxQueueDelay > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
-    const drops = m.drops ?? 0;
+    const drops = m.drops;
     if (m.rmemAlloc > limit || drops > this.lastDrops) this.toThread();
+    // a quarter of the way there, the thread starts (and waits): its start-up (tens of ms of CPU)
+    // then lands before the main thread is behind, not on a main thread that already is
+    else if (m.rmemAlloc > limit / WARM_SHARE && !sharedReader().isRunning)
+      sharedReader()
+        .start()
+        .catch(() => {}); // toThread() says why, if it ever needs the thread
     this.lastDrops = drops;
   }
 
@@ -143,7 +159,7 @@ export class SocketReceiver implements ReaderSink {
         try {
           this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
         } catch (e) {
-          this.mode = 'main';
+          this.backToMain();
           return this.warn(e as Error);
         }
         // libuv reads only when this thread returns to the loop, and node's close() stops it at once:
@@ -156,10 +172,16 @@ export class SocketReceiver implements ReaderSink {
         this.windowCount = 0;
       },
       (e: Error) => {
-        if (this.mode === 'starting') this.mode = 'main';
+        if (this.mode === 'starting') this.backToMain();
         this.warn(e);
       },
     );
+  }
+
+  /** The thread could not take the socket: the main thread reads (again, or from now on). */
+  private backToMain(): void {
+    if (this.inner) this.mode = 'main';
+    else this.readOnMain();
   }
 
   private warn(e: Error): void {
@@ -177,7 +199,9 @@ export class SocketReceiver implements ReaderSink {
     this.batches++;
     const t = this.target;
     const bound = this.o.maxQueueDelay * 1000;
-    if (bound > 0 && nowUs() - b.timeUs > bound) {
+    // with a bound, each datagram's age is judged as it is handed over (older ones come first: when
+    // the batch's last is stale, so are all)
+    if (bound > 0 && nowUs() - b.arrivalUs(n - 1) > bound) {
       this.stale += n;
       return;
     }
@@ -193,11 +217,11 @@ export class SocketReceiver implements ReaderSink {
     for (let i = 0; i < n && (this.mode as string) !== 'closed'; i++) {
       const len = b.lengths[i];
       if (len === TRUNCATED) continue;
-      // each its own ArrayBuffer, as node:dgram's
-      if (bound > 0 && i > 0 && nowUs() - b.timeUs > bound) {
-        this.stale += n - i;
-        break;
+      if (bound > 0 && nowUs() - b.arrivalUs(i) > bound) {
+        this.stale++;
+        continue;
       }
+      // each its own ArrayBuffer, as node:dgram's
       const msg = Buffer.allocUnsafeSlow(len);
       const off = b.dataOffset(i);
       b.data.copy(msg, 0, off, off + len);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SO_RCVBUF, SOCK_DGRAM, SOL_SOCKET } from '../../src/sys/constants.js';
 import { fn } from '../../src/sys/libc.js';
-import { decodeMemInfo, getMemInfo } from '../../src/sys/meminfo.js';
+import { decodeMemInfo, getMemInfo, receiveQueue } from '../../src/sys/meminfo.js';
 import { encodeSockaddr } from '../../src/sys/sockaddr.js';
 import {
   bindFd,
@@ -49,8 +49,12 @@ for (const host of ['127.0.0.1', '::1']) {
       const after = getMemInfo(fd);
       assert.ok(after.rmemAlloc > 0, 'datagrams queued');
       assert.ok((after.drops ?? 0) > 0, `an 8 KiB buffer cannot hold 50 KB: drops=${after.drops}`);
+      // the allocation-free reader sees the same queue
+      const q = receiveQueue(fd);
+      assert.deepEqual({ ...q }, { rmemAlloc: after.rmemAlloc, rcvbuf: after.rcvbuf, drops: after.drops });
     } finally {
       closeFd(fd);
     }
+    assert.equal(receiveQueue(fd), undefined, 'a closed descriptor has no queue');
   });
 }

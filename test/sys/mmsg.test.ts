@@ -6,10 +6,13 @@ import {
   IPPROTO_UDP,
   MSG_DONTWAIT,
   MSG_TRUNC,
+  SO_TIMESTAMPNS,
   SOCK_DGRAM,
+  SOL_SOCKET,
   UDP_GRO,
 } from '../../src/sys/constants.js';
 import {
+  CMSG_TIMESPEC_SPACE,
   findIntCmsg,
   MMSGHDR_SIZE,
   MsgVec,
@@ -19,7 +22,7 @@ import {
   recvmmsg,
 } from '../../src/sys/mmsg.js';
 import { decodeSockaddr } from '../../src/sys/sockaddr.js';
-import { bindFd, closeFd, createSocket, localEndpoint } from '../../src/sys/socket.js';
+import { bindFd, closeFd, createSocket, localEndpoint, setIntOption } from '../../src/sys/socket.js';
 
 async function sendAll(port: number, host: string, payloads: Buffer[]): Promise<number> {
   const s = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
@@ -76,4 +79,28 @@ for (const host of ['127.0.0.1', '::1']) {
 
 test('this kernel (6.x) offers UDP_SEGMENT and UDP_GRO', () => {
   assert.deepEqual(probeUdpOffload(), { segment: true, gro: true });
+});
+
+test('arrivalUs: with SO_TIMESTAMPNS each datagram carries when it reached the queue, not when it was read', async () => {
+  const fd = createSocket('127.0.0.1', SOCK_DGRAM);
+  try {
+    bindFd(fd, { host: '127.0.0.1', port: 0 });
+    setIntOption(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+    const port = localEndpoint(fd)?.port ?? 0;
+    await sendAll(port, '127.0.0.1', [Buffer.from('old')]);
+    await new Promise((r) => setTimeout(r, 60));
+    await sendAll(port, '127.0.0.1', [Buffer.from('new')]);
+    const data = Buffer.alloc(2 * 64);
+    const v = new MsgVec({ count: 2, controlBytes: CMSG_TIMESPEC_SPACE });
+    for (let i = 0; i < 2; i++) v.setIov(i, data, i * 64, 64);
+    assert.equal(recvmmsg(fd, v, 0, 2, MSG_DONTWAIT), 2);
+    const now = Date.now() * 1000;
+    const [a0, a1] = [v.arrivalUs(0), v.arrivalUs(1)];
+    assert.ok(a1 - a0 >= 50_000 && a1 - a0 < 5_000_000, `60 ms apart: ${a1 - a0} µs`);
+    assert.ok(Math.abs(now - a1) < 2_000_000, `on the wall clock: ${now - a1} µs before the read`);
+    // a message without the stamp (another vec, no control room) has none
+    assert.equal(new MsgVec({ count: 1 }).arrivalUs(0), 0);
+  } finally {
+    closeFd(fd);
+  }
 });
