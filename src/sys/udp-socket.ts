@@ -44,6 +44,8 @@ export function udpBind(fd: number, host: string, port: number): number {
   return rc(fn('bind')(fd, sa, sa.length));
 }
 
+const last: { host: string; port: number; sa: Buffer } = { host: '', port: -1, sa: Buffer.alloc(0) };
+
 /** One datagram, sendto(2) (or send(2) to the connected peer without `to`), MSG_DONTWAIT: bytes or −errno. */
 export function udpSendOne(
   fd: number,
@@ -51,7 +53,13 @@ export function udpSendOne(
   to: { address: string; port: number } | undefined,
 ): number {
   if (!to) return rc(Number(fn('send')(fd, data, data.length, MSG_DONTWAIT)));
-  const sa = encodeSockaddr({ host: to.address, port: to.port });
+  // the last destination's sockaddr is kept: a reply, a client's queries go to the same one
+  if (to.address !== last.host || to.port !== last.port) {
+    last.sa = encodeSockaddr({ host: to.address, port: to.port });
+    last.host = to.address;
+    last.port = to.port;
+  }
+  const sa = last.sa;
   return rc(Number(fn('sendto')(fd, data, data.length, MSG_DONTWAIT, sa, sa.length)));
 }
 
