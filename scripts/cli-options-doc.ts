@@ -4,19 +4,9 @@
 //   npm run docs:cli
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { OPTIONS, type OptionDecl } from '../src/policy/option-registry.js';
+import { expected, OPTIONS, type OptionDecl, type OptionName } from '../src/policy/option-registry.js';
 
 export const PAGE = fileURLToPath(new URL('../docs/cli/options.md', import.meta.url));
-
-/** What an option takes, in words. */
-function takes(d: OptionDecl): string {
-  if (d.kind === 'choice') return `one of ${(d.choices ?? []).map((c) => `\`${c}\``).join(', ')}`;
-  if (d.kind === 'count')
-    return (d.max ?? 0) >= Number.MAX_SAFE_INTEGER
-      ? `a whole number from ${d.min}`
-      : `a whole number from ${d.min} to ${d.max}`;
-  return d.kind === 'size' ? `a size${d.min === undefined ? '' : ` of at least ${d.min} B`}` : `a ${d.kind}`;
-}
 
 /** A Markdown table padded the way the repository's formatter (Biome) pads one. */
 function table(head: string[], rows: string[][]): string {
@@ -27,9 +17,9 @@ function table(head: string[], rows: string[][]): string {
 
 /** The page. */
 export function optionsMarkdown(): string {
-  const rows = (Object.values(OPTIONS) as OptionDecl[]).map((d) => [
+  const rows = (Object.entries(OPTIONS) as [OptionName, OptionDecl][]).map(([name, d]) => [
     `\`${d.flag} ${d.optionalValue ? `[${d.arg}]` : `<${d.arg}>`}\``,
-    takes(d),
+    expected(name).replaceAll('|', '\\|'),
     d.default === undefined ? '' : `\`${d.default}\``,
     d.where.replaceAll('|', '\\|'),
     d.wire === undefined ? '' : `\`${d.wire}\``,

@@ -1,10 +1,11 @@
 // The error classes of sockbuf, for applications and the CLI alike. Each says what kind of failure it
-// is by its class and `code`; the CLI maps them to exit codes (2 usage, 3 the environment, 1 the rest).
+// is by its class and `code`; the CLI alone maps them to exit codes (src/cli/exit-codes.ts).
 // Values are kept as given: whoever prints a message to a terminal escapes it (the CLI does, with
-// printable()), so that a program still sees exactly what was refused.
-import { SockbufError } from './sys/sockbuf-error.js';
+// printable()), so that a program still sees exactly what was refused. A message is written once,
+// where the error is raised: an error that names an option renders it through describe(name).
+import { SockbufError, type SockbufErrorCode } from './sys/sockbuf-error.js';
 
-export { SockbufError };
+export { SockbufError, type SockbufErrorCode };
 
 /** Renders an option's name: a program's own name by default, the CLI's flag (`--listen`) in the CLI. */
 export type OptionNamer = (option: string) => string;
@@ -12,14 +13,13 @@ export type OptionNamer = (option: string) => string;
 const asWritten: OptionNamer = (option) => option;
 
 /**
- * Bad input: an option with a value it cannot take, or options that do not go together (exit 2).
+ * Bad input: an option with a value it cannot take, or options that do not go together (the CLI exits 2).
  * `option` is the option as the caller wrote it (`listen`, `coalesce`), `options` every option the
  * error names (a conflict names two); `describe(name)` says the message with each option named by
  * `name`, which is how the CLI prints its flags instead.
  */
 export class UsageError extends SockbufError {
   declare readonly code: 'ERR_SOCKBUF_USAGE';
-  readonly exitCode = 2;
   readonly option?: string;
   readonly options: readonly string[];
   /** The value refused, as given, when one was. */
@@ -74,11 +74,10 @@ export class UsageError extends SockbufError {
 
 /**
  * The environment refused (not root, port in use, a peer that refuses, a kernel feature or tool
- * missing): exit 3. When a system error caused it, its `code` and `syscall` are kept (EADDRINUSE,
+ * missing; the CLI exits 3). When a system error caused it, its `code` and `syscall` are kept (EADDRINUSE,
  * ECONNREFUSED, ENOTFOUND …) and it is the `cause`.
  */
 export class EnvironmentError extends SockbufError {
-  readonly exitCode = 3;
   constructor(message: string, options?: { cause?: unknown; code?: string }) {
     const c = options?.cause as { code?: unknown; syscall?: unknown; errno?: unknown } | undefined;
     super(message, options?.code ?? (typeof c?.code === 'string' ? c.code : 'ERR_SOCKBUF_ENVIRONMENT'), {
@@ -90,14 +89,51 @@ export class EnvironmentError extends SockbufError {
   }
 }
 
-/** A host name that did not resolve (exit 3). The CLI names the option that carried it. */
+/**
+ * A host name that did not resolve (the CLI exits 3). `code` is the resolver's (ENOTFOUND, EAI_AGAIN …).
+ * Raised where the option that carried the name is known: `option` (`to`, `listen`, `remote`) and its
+ * whole `value` (`example.invalid:5000`); `describe(name)` says the message with the option named by
+ * `name`, which is how the CLI prints its flag.
+ */
 export class ResolveError extends EnvironmentError {
+  /** The option that carried the name, as a program writes it, when known. */
+  readonly option?: string;
+  /** That option's value as given (`host:port`), when known. */
+  readonly value?: string;
+  readonly #render: (name: OptionNamer) => string;
+
   constructor(
     readonly host: string,
     code: string,
+    where?: { option: string; value?: string },
   ) {
-    super(`cannot resolve host '${host}' (${code})`, { code });
+    const render = (name: OptionNamer) =>
+      where
+        ? `cannot resolve ${name(where.option)} '${where.value ?? host}': no such host '${host}' (${code})`
+        : `cannot resolve host '${host}' (${code})`;
+    super(render(asWritten), { code });
     this.name = 'ResolveError';
+    this.#render = render;
+    if (where) {
+      this.option = where.option;
+      this.value = where.value ?? host;
+    }
+  }
+
+  /** The message with the option rendered by `name` (the CLI passes its flags). */
+  describe(name: OptionNamer = asWritten): string {
+    return this.#render(name);
+  }
+}
+
+/**
+ * A peer that broke its protocol (`code` ERR_SOCKBUF_PROTOCOL): bytes that are not a sockbuf hello, an
+ * iperf3 peer's unexpected state or document, an end whose output lacks its result line.
+ */
+export class PeerError extends SockbufError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'ERR_SOCKBUF_PROTOCOL', { cause: options?.cause });
+    this.name = 'PeerError';
   }
 }
 

@@ -10,11 +10,11 @@ export { renderHtml } from './bench/pages.js';
 export {
   checkResults,
   loadResults,
-  mergeResults,
   type ResultRow,
   type ResultsDocument,
   type SeedVerdict,
 } from './bench/report/results.js';
+export { mergeResults } from './bench/report/sources.js';
 export { type PointResult, type Progress, RunFailure } from './bench/runner.js';
 export type {
   Cell,
@@ -29,7 +29,7 @@ export type {
 } from './bench/scenario.js';
 export { SEEDS, type Seed } from './bench/seeds/index.js';
 export { runSuite, SUITE, type SuiteEntry, type SuiteOptions } from './bench/suite.js';
-export { type DiagnoseOptions, type Diagnosis, diagnose } from './doctor/diagnose.js';
+export { type DiagnoseOptions, type Diagnosis, type DoctorDocument, diagnose } from './doctor/diagnose.js';
 export type { DoctorTargets, Finding, FindingStatus } from './doctor/rules.js';
 export type {
   BlastIntervalEvent,
@@ -62,7 +62,8 @@ export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';
-export { type AlertRule, alertRules, type RuleGroup, rulesYaml } from './observe/alerts.js';
+export type { AlertRule, RuleGroup } from './observe/alert-rule.js';
+export { alertRules, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';

@@ -16,7 +16,7 @@ const kib = Number(kibArg);
 const count = Number(countArg);
 const seconds = Number(secondsArg);
 if (!['publish', 'consume'].includes(role) || !url || !queue || !(kib > 0) || !(count > 0) || !(seconds > 0))
-  throw new Error('usage: amqp-client.ts publish|consume URL QUEUE KIB COUNT SECONDS');
+  throw new Error('usage: amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS');
 
 const size = kib * 1024;
 let messages = 0;

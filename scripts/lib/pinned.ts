@@ -1,15 +1,20 @@
-// What the benchmark scripts share: a process pinned to one CPU (taskset) whose JSON lines are
-// collected as they come, killed past a bound; the built CLI's path; and gcc for the C references.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// What the benchmark scripts share: a process pinned to one CPU whose JSON lines are collected as they
+// come, killed past a bound; the built CLI's path; and gcc for the C references. The process is the
+// bench runner's: a Child of src/sys/process.ts (its own process group, killed with this process,
+// stdout read as lines of at most 1 MiB, stderr's tail kept) pinned as the local placement pins an
+// end (taskset, where there is one).
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { localPlacement } from '../../src/bench/placement.js';
+import { Child } from '../../src/sys/process.js';
 
 export type Line = Record<string, unknown>;
 
 export interface Pinned {
-  child: ChildProcess;
+  /** The Node process (the command itself: taskset and setpriv exec it). */
+  child: Child['process'];
   /** The first JSON line (already seen or still to come) that matches; throws after `ms`. */
   line(match: (l: Line) => boolean, ms?: number): Promise<Line>;
   /** Its exit code (null when killed). */
@@ -32,24 +37,32 @@ export function buildC(dir: string, name = 'udp'): string {
 
 /** Starts `cmd args` on `cpu`; SIGKILL after `boundSeconds` whatever it does. */
 export function runPinned(cpu: number, cmd: string, args: string[], boundSeconds: number): Pinned {
-  const child = spawn('taskset', ['-c', String(cpu), cmd, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const c = new Child(localPlacement([cpu, cpu]).command('receiver', { file: cmd, args }), { group: false });
   const lines: Line[] = [];
   const waiters: (() => void)[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => {
+  const wake = () => {
+    for (const w of waiters.splice(0)) w();
+  };
+  c.onLine((l) => {
     if (!l.startsWith('{')) return;
-    lines.push(JSON.parse(l) as Line);
-    for (const w of waiters.splice(0)) w();
+    try {
+      lines.push(JSON.parse(l) as Line);
+    } catch {
+      return; // not a JSON line after all
+    }
+    wake();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), boundSeconds * 1000);
-  void exited.then(() => clearTimeout(timer));
+  const timer = setTimeout(() => c.signal('SIGKILL'), boundSeconds * 1000);
   let done = false;
-  void exited.then(() => {
+  const exited = c.exited.then(({ code }) => {
+    clearTimeout(timer);
     done = true;
-    for (const w of waiters.splice(0)) w();
+    wake();
+    if (code !== 0 && c.stderrTail.length) process.stderr.write(`${c.stderrTail.join('\n')}\n`);
+    return code;
   });
   return {
-    child,
+    child: c.process,
     exited,
     async line(match, ms = 30_000) {
       const end = Date.now() + ms;

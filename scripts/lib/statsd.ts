@@ -2,7 +2,7 @@
 // application: started stock, or with `--import sockbuf/dgram/register` so that its require('dgram')
 // gets sockbuf/dgram (no change to its code). Its own management interface (TCP, `counters`) says
 // what it processed: statsd.packets_received and each metric's sum. Used by scripts/statsd-bench.ts
-// and test/scripts/statsd.test.ts.
+// and test/scripts/statsd-bench.test.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +18,7 @@ export type Variant = (typeof VARIANTS)[number];
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STATS_JS = createRequire(import.meta.url).resolve('statsd/stats.js');
-/** How `node` is told to give the application sockbuf/dgram (README: the preload hook), or a larger buffer. */
+/** How `node` is told to give the application sockbuf/dgram (docs/dgram.md: the preload hook), or a larger buffer. */
 export const PRELOAD: Record<Variant, string[]> = {
   'node:dgram': [],
   'node:dgram 8MiB': ['--require', fileURLToPath(new URL('./dgram-rcvbuf.cjs', import.meta.url))],

@@ -13,6 +13,7 @@
 // (receiverStop 'term') on SIGTERM: it stops accepting, lets the transfer in progress end, prints its
 // result and exits 0. The runner sends SIGTERM as soon as the sender exited, which may be before the
 // receiver has read the last bytes: a receiver that prints at once on SIGTERM may miss them.
+import { PeerError, UsageError } from '../errors.js';
 import type { EndOutput } from './scenario.js';
 
 export const READY_EVENT = 'ready';
@@ -22,14 +23,14 @@ export { MAX_EVENT_LINE, parseEventLine } from '../ends/event.js';
 /** The last line of an end with the given event; throws if there is none (a row needs it). */
 export function lastEvent(end: EndOutput, event: string): Record<string, unknown> {
   for (let i = end.lines.length - 1; i >= 0; i--) if (end.lines[i].event === event) return end.lines[i];
-  throw new Error(`no "${event}" line in the end's output (${end.lines.length} JSON lines)`);
+  throw new PeerError(`no "${event}" line in the end's output (${end.lines.length} JSON lines)`);
 }
 
 /** A numeric field of a line; throws naming the field if it is missing or not a finite number. */
 export function numberField(line: Record<string, unknown>, field: string): number {
   const v = line[field];
   if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new Error(
+    throw new PeerError(
       `field "${field}" of the "${String(line.event)}" line is not a number: ${JSON.stringify(v)}`,
     );
   }
@@ -45,7 +46,7 @@ export function substitute(args: string[], vars: Record<string, unknown>): strin
     a.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match: string, name: string, at: number) => {
       const v = vars[name];
       if (v === undefined || v === null || typeof v === 'object') {
-        throw new Error(
+        throw new UsageError(
           `placeholder {${name}} in '${a}' has no value (known: ${Object.keys(vars).join(', ')})`,
         );
       }

@@ -2,7 +2,8 @@
 // spawned (a wrapper such as `taskset` or `ip netns exec`, plus environment) and says which address
 // `{host}` stands for. The runner's core never knows which placement it has.
 //
-// To fill in a placement (lab, remote), replace its entry in PLACEMENTS; nothing else changes.
+// A placement kind is one entry of PLACEMENTS (its options, and how it is made from them): a new one is
+// one more entry; nothing else changes.
 import { readFileSync } from 'node:fs';
 import { EnvironmentError } from '../errors.js';
 import { Lab } from '../lab/lab.js';

@@ -15,27 +15,27 @@ import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } fro
 export const STDERR_TAIL = 20;
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
-/** A run that failed; `exitCode` is what the CLI exits with (an end's 2 or 3 is passed on, else 1). */
+/**
+ * A run that failed: `end` is the end that failed, `endExitCode` its exit status when it exited with
+ * one (the CLI passes an end's 2 or 3 on).
+ */
 export class RunFailure extends SockbufError {
-  readonly exitCode: number;
   constructor(
     message: string,
     readonly end: Role | undefined,
-    exitCode = 1,
+    readonly endExitCode?: number,
+    options?: { cause?: unknown },
   ) {
-    super(message, 'ERR_SOCKBUF_RUN_FAILED');
+    super(message, 'ERR_SOCKBUF_RUN_FAILED', { cause: options?.cause });
     this.name = 'RunFailure';
-    this.exitCode = exitCode;
   }
 }
 
-/** The run was aborted by a signal (SIGINT/SIGTERM/SIGHUP): both ends were stopped; exit 128 + signal number. */
+/** The runner itself got SIGINT/SIGTERM/SIGHUP: both ends were stopped (the CLI exits 128 + its number). */
 export class Interrupted extends SockbufError {
-  readonly exitCode: number;
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted by ${signal}; both ends stopped`, 'ERR_SOCKBUF_INTERRUPTED');
     this.name = 'Interrupted';
-    this.exitCode = 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as Record<string, number>)[signal];
   }
 }
 
@@ -143,11 +143,10 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
     return p;
   };
   const failed = (p: EndProcess, what: string): RunFailure => {
-    const code = p.out.code === 2 || p.out.code === 3 ? p.out.code : 1;
     return new RunFailure(
       `the ${p.role} ${p.describeExit()} ${what}; both ends killed\n${tail(p.out, p.role)}`,
       p.role,
-      code,
+      p.out.code ?? undefined,
     );
   };
   try {
@@ -296,7 +295,7 @@ export async function runPoints<P>(
           out = await runOnce(scenario.ends(point, params));
         } catch (err) {
           if (err instanceof RunFailure)
-            throw new RunFailure(`${which}: ${err.message}`, err.end, err.exitCode);
+            throw new RunFailure(`${which}: ${err.message}`, err.end, err.endExitCode, { cause: err });
           throw err;
         }
         try {

@@ -1,7 +1,7 @@
 // The quick suite, `sockbuf bench` with no scenario: every seed's entries (src/bench/seeds) once,
 // short, through the runner, into one sockbuf.v1 document with one verdict line per seed. A scenario
-// that is not built in (yet), or that needs what this host lacks (root for the lab), is skipped with
-// the reason.
+// that is not built in (yet), or that needs what this host lacks (root for the lab, a tool), is skipped
+// with the reason; an entry whose options its scenario refuses is a UsageError, before anything runs.
 
 import { EnvironmentError, UsageError } from '../errors.js';
 import { which } from '../sys/process.js';
@@ -123,15 +123,8 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
       continue;
     }
     const scenario = (await loadScenario(e.scenario)) as Scenario;
-    let params: Record<string, unknown>;
-    try {
-      params = entryParams(scenario, full ? e.full : e.quick);
-    } catch (err) {
-      // A scenario on main that does not take the suite's options yet (its issue is still landing).
-      if (!(err instanceof UsageError)) throw err;
-      skip(e, firstLine(err.message));
-      continue;
-    }
+    // options its scenario refuses are the suite's mistake: an error before anything runs, not a skip
+    const params = entryParams(scenario, full ? e.full : e.quick);
     plan.push({ e, scenario, params, repeat: repeatAll ?? (full ? e.repeat.full : e.repeat.quick) });
   }
   const total = plan.reduce((n, p) => n + p.scenario.points(p.params).length * p.repeat, 0);

@@ -7,9 +7,8 @@
 //   netcat     sendmmsg sender (one flow) → OpenBSD `nc -u -l` writing a byte stream (seed 004's
 //              "netcat instead of receive"; src/ends/nc-udp.child.ts counts whole datagrams of the size)
 
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
+import { moduleFile } from '../sys/package.js';
 import { lastEvent, numberField } from './ends.js';
 import type { Ends, Row, RunOutput } from './scenario.js';
 
@@ -21,8 +20,7 @@ export const UDP_PATHS = {
   netcat: { receiver: 'netcat', gro: false, gso: false },
 } as const;
 
-const HERE = fileURLToPath(import.meta.url);
-const NC_END = join(dirname(HERE), '..', 'ends', `nc-udp.child${extname(HERE)}`);
+const NC_END = moduleFile(new URL('../ends/nc-udp.child', import.meta.url));
 
 export type UdpPath = keyof typeof UDP_PATHS;
 

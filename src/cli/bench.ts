@@ -9,11 +9,10 @@ import { renderHtml } from '../bench/pages.js';
 import { PLACEMENT_NAMES, type PlacementName, placementOptions } from '../bench/placement.js';
 import type { Scenario } from '../bench/scenario.js';
 import { loadScenario, loadScenarios } from '../bench/scenario-registry.js';
-import { ResolveError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { formatTable } from '../policy/table.js';
 import { declared } from './declared.js';
 import { outputFileProblem, printableText } from './lines.js';
-import { resolveMessage } from './names.js';
 import { optionRefused } from './os-errors.js';
 import { progressReporter } from './progress.js';
 import { stopSignals } from './signals.js';
@@ -129,7 +128,6 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
     await cmd.parseAsync(argv, { from: 'user' });
   } catch (err) {
     // a scenario's own command: the program's handler does not see its options (--remote)
-    if (err instanceof ResolveError) err.message = resolveMessage(cmd, err);
     throw optionRefused(cmd, err) ?? err;
   }
 }

@@ -1,15 +1,9 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
-import { runTcpBlast, STALL_SECONDS } from '../ends/tcp-source.js';
+import { runTcpBlast } from '../ends/tcp-source.js';
 import { parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parsePositiveDuration,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
 import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
@@ -23,13 +17,9 @@ export function register(program: Command): Command {
     .description("send a verifiable framed stream to a 'sink tcp' (--raw: plain zeros to any receiver)")
     .requiredOption('--to <host:port>', 'the sink')
     .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
-    .option('--duration <duration>', 'send for this long (default 10s)')
-    .option(
-      '--stall-timeout <duration>',
-      'with --bytes: give up when the receiver has taken nothing for this long (connecting included)',
-      `${STALL_SECONDS}s`,
-    )
-    .option('--size <size>', 'frame payload bytes', '128K')
+    .addOption(declared('duration', 'send for this long (instead of --bytes)', true))
+    .addOption(declared('stallTimeout'))
+    .addOption(declared('frameSize'))
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option(
       '--write-hwm <size>',
@@ -38,24 +28,23 @@ export function register(program: Command): Command {
     .addOption(declared('parallel', 'streams'))
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
-    .option('--interval <duration>', 'report every', '1s')
+    .addOption(declared('interval'))
     .option('--json', 'one JSON object per line on stdout')
     .option(
       '--iperf3',
       "test against a stock 'iperf3 -s' (TCP; --duration, --parallel, --reverse, --size, --sndbuf)",
     )
-    .action(async (o: Record<string, string | boolean | undefined>) => {
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
       if (o.iperf3) return blastIperf3(o);
       const to = parseTo(String(o.to), '--to');
       const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
-      const seconds =
-        o.duration === undefined ? undefined : parsePositiveDuration(String(o.duration), '--duration');
-      const stallSeconds = parsePositiveDuration(String(o.stallTimeout), '--stall-timeout');
-      const size = parseSize(String(o.size), '--size');
+      const seconds = o.duration as number | undefined;
+      const stallSeconds = Number(o.stallTimeout);
+      const size = Number(o.size);
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const interval = parsePositiveDuration(String(o.interval), '--interval');
+      const interval = Number(o.interval);
       const out = lineWriter(Boolean(o.json), human);
       const signals = stopSignals();
       const result = await runTcpBlast(

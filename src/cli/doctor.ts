@@ -4,15 +4,16 @@ import type { Command } from 'commander';
 import { diagnose } from '../doctor/diagnose.js';
 import { UsageError } from '../errors.js';
 import { printable } from '../policy/printable.js';
+import { declared } from './declared.js';
 import { printableText } from './lines.js';
 
 export function register(program: Command): void {
   program
     .command('doctor')
     .description("check the host's socket-buffer sysctls and drop counters against a bandwidth and RTT")
-    .option('--bandwidth <rate>', 'the link rate one stream should reach', '10gbit')
-    .option('--rtt <duration>', 'the round-trip time to plan for', '2ms')
-    .option('--udp-rcvbuf <size>', 'the UDP receive buffer wanted (as getsockopt reports it)', '8M')
+    .addOption(declared('bandwidth'))
+    .addOption(declared('rtt', 'the round-trip time to plan for'))
+    .addOption(declared('udpRcvbuf'))
     .option('--json', 'a sockbuf.v1 JSON document on stdout instead of the table')
     .option('--sysctl-conf', 'print an /etc/sysctl.d file with the recommended values instead of the table')
     .option('--proc-root <path>', 'read this /proc tree instead (default $SOCKBUF_PROC_ROOT or /proc)')
@@ -20,12 +21,12 @@ export function register(program: Command): void {
       '--sample <duration>',
       'count drops over this window instead of since the last run (the history file: $SOCKBUF_DOCTOR_HISTORY)',
     )
-    .action(async (o: Record<string, string | boolean | undefined>) => {
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
       if (o.json && o.sysctlConf) throw new UsageError('--json and --sysctl-conf: choose one');
       const d = await diagnose({
-        bandwidth: String(o.bandwidth),
-        rtt: String(o.rtt),
-        udpRcvbuf: String(o.udpRcvbuf),
+        bandwidth: Number(o.bandwidth),
+        rtt: Number(o.rtt),
+        udpRcvbuf: Number(o.udpRcvbuf),
         procRoot: typeof o.procRoot === 'string' ? o.procRoot : undefined,
         sample: typeof o.sample === 'string' ? o.sample : undefined,
       });

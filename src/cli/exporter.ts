@@ -17,8 +17,9 @@ interface Opts {
   hostCounters: boolean;
   printRules?: boolean;
   probeAllow?: string;
-  probeDuration: string;
-  probeMaxDuration: string;
+  /** Milliseconds, as probeHandler takes them. */
+  probeDuration: number;
+  probeMaxDuration: number;
   probeMaxConcurrent: number;
   probeSndbuf: string;
   'web.config.file'?: string;
@@ -47,12 +48,8 @@ export function register(program: Command): void {
       '--probe-allow <list>',
       'turn /probe?target=HOST:PORT&module=iperf3|sockbuf on for these targets: host names, addresses, CIDR ranges (comma-separated)',
     )
-    .option('--probe-duration <duration>', 'how long each probe sends', '2s')
-    .option(
-      '--probe-max-duration <duration>',
-      "the most one probe may take, connect to results (Prometheus's scrape timeout lowers it)",
-      '10s',
-    )
+    .addOption(declared('probeDuration'))
+    .addOption(declared('probeMaxDuration'))
     .addOption(declared('maxConcurrent'))
     .option(
       '--probe-sndbuf <auto|size>',

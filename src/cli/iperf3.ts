@@ -6,18 +6,13 @@ import { Iperf3Sink } from '../ends/iperf3/iperf3-sink.js';
 import { UsageError } from '../errors.js';
 import { parseListen, parseTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parsePositiveDuration,
-  parseSize,
-} from '../policy/units.js';
+import { checkOption, OPTIONS } from '../policy/option-registry.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
 import { lineWriter } from './lines.js';
 import { stopSignals } from './signals.js';
 
-type Opts = Record<string, string | boolean | undefined>;
+type Opts = Record<string, string | number | boolean | undefined>;
 
 export async function blastIperf3(o: Opts): Promise<void> {
   for (const k of ['bytes', 'raw'] as const)
@@ -27,8 +22,8 @@ export async function blastIperf3(o: Opts): Promise<void> {
         '--iperf3',
       ]);
   const to = parseTo(String(o.to), '--to');
-  const seconds = parsePositiveDuration(String(o.duration ?? '10s'), '--duration');
-  const size = parseSize(String(o.size), '--size');
+  const seconds = checkOption('duration', o.duration ?? OPTIONS.duration.default, '--duration');
+  const size = Number(o.size);
   const out = lineWriter(Boolean(o.json), human);
   const signals = stopSignals();
   const result = await runIperf3Blast(
@@ -40,7 +35,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf') ?? 'auto',
       parallel: Number(o.parallel),
       reverse: Boolean(o.reverse),
-      intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
+      intervalSeconds: Number(o.interval),
       signal: signals.signal,
     },
     out,
@@ -103,7 +98,7 @@ export async function sinkIperf3(o: Opts): Promise<void> {
       rcvbuf: resolveSize(String(o.rcvbuf), '--rcvbuf'),
       sndbuf: resolveSize(String(o.sndbuf), '--sndbuf'),
       once: Boolean(o.once),
-      intervalSeconds: parsePositiveDuration(String(o.interval), '--interval'),
+      intervalSeconds: Number(o.interval),
     },
     out,
   );

@@ -8,6 +8,7 @@ import { type LabInfo, listLabs } from '../lab/registry.js';
 import { LAB_DEFAULTS, type LabSpecInput, parseLabSpec } from '../lab/spec.js';
 import { declared } from './declared.js';
 import { printableText } from './lines.js';
+import { stopSignals } from './signals.js';
 
 interface LabFlags extends LabSpecInput {
   json?: boolean;
@@ -49,10 +50,17 @@ function summary(info: LabInfo, m?: LabMeasurement): object {
 async function runUnder(cmdArgv: string[], flags: LabFlags): Promise<number> {
   if (!cmdArgv.length)
     throw new UsageError('sockbuf lab: give a command after --, e.g. sockbuf lab --rtt 2ms -- bench tcp');
-  return runUnderLab(cmdArgv, parseLabSpec(flags), {
-    measure: flags.measure !== false,
-    onUp: (up) => process.stderr.write(`${printableText(describeLab(up.info, up.measured))}\n`),
-  });
+  // a signal stops the command, then the lab is taken down (exit 130 or 143)
+  const signals = stopSignals();
+  try {
+    return await runUnderLab(cmdArgv, parseLabSpec(flags), {
+      measure: flags.measure !== false,
+      onUp: (up) => process.stderr.write(`${printableText(describeLab(up.info, up.measured))}\n`),
+      signal: signals.signal,
+    });
+  } finally {
+    signals.dispose();
+  }
 }
 
 export function register(program: Command): void {
@@ -80,10 +88,16 @@ export function register(program: Command): void {
       else process.stdout.write(`${printableText(describeLab(r.info, r.measured))}\n`);
     });
 
-  // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM.
+  // The process that owns a lab made by `lab up`: reports on stdout once, then holds until SIGTERM
+  // (lab down) or SIGINT, takes the lab down and exits 143 or 130.
   lab.command('hold', { hidden: true }).action(async (_o: unknown, cmd: Command) => {
     const flags = cmd.optsWithGlobals() as LabFlags;
-    await holdLab(parseLabSpec(flags), { measure: flags.measure !== false });
+    const signals = stopSignals();
+    try {
+      await holdLab(parseLabSpec(flags), { measure: flags.measure !== false, signal: signals.signal });
+    } finally {
+      signals.dispose();
+    }
   });
 
   lab

@@ -1,23 +1,16 @@
 #!/usr/bin/env node
-// The CLI's entry, and the one place that maps error classes to exit codes: 2 bad usage (UsageError,
-// commander's own), 3 the environment refused (EnvironmentError, LinuxOnlyError); an error carrying
-// an end's or the far end's exit code passes it on (RunFailure, ServeRefused); anything else 1.
-// A library UsageError names the option as a program wrote it (`listen`); here it is the flag.
+// The CLI's entry: runs the command, prints an error and sets the exit status (exit-codes.ts maps
+// errors to statuses). A library UsageError or ResolveError names the option as a program wrote it
+// (`listen`); here it is the flag.
 import { CommanderError } from 'commander';
-import { EnvironmentError, LinuxOnlyError, UsageError } from '../errors.js';
+import { ResolveError, UsageError } from '../errors.js';
 import { OPTIONS, type OptionDecl } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
+import { exitCodeFor } from './exit-codes.js';
 import { run } from './program.js';
 import { installWarnings } from './warnings.js';
 
 installWarnings();
-
-function exitCodeFor(err: unknown): number {
-  if (err instanceof UsageError || err instanceof CommanderError) return 2;
-  if (err instanceof EnvironmentError || err instanceof LinuxOnlyError) return 3;
-  const carried = (err as { exitCode?: unknown } | null)?.exitCode;
-  return typeof carried === 'number' ? carried : 1;
-}
 
 /**
  * Library names whose flag is not their kebab form: for every command (runTcpBlast's `seconds` is
@@ -53,7 +46,7 @@ const flag = (option: string) =>
  */
 function describe(err: unknown): string {
   // a usage error is one line: a line break in the value it quotes is shown escaped too
-  if (err instanceof UsageError) return printable(err.describe(flag));
+  if (err instanceof UsageError || err instanceof ResolveError) return printable(err.describe(flag));
   const text = err instanceof Error ? err.message : String(err);
   return text.split('\n').map(printable).join('\n');
 }

@@ -1,9 +1,7 @@
 // The sockbuf command line: commander wiring only. Each command lives in its own file and registers
 // itself here; no logic of its own.
 import { type Command, CommanderError } from 'commander';
-import { ResolveError } from '../errors.js';
 import { VERSION } from '../sys/package.js';
-import { resolveMessage } from './names.js';
 import { optionRefused } from './os-errors.js';
 import { usageCommand } from './usage.js';
 
@@ -52,8 +50,6 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
-    // a name that did not resolve is said with the option that carried it; main.ts prints it (exit 3)
-    if (err instanceof ResolveError && running) err.message = resolveMessage(running, err);
     // a value a system call refused (bind EINVAL, EISDIR) is said with its option
     const refused = running && optionRefused(running, err);
     if (refused) throw refused;

@@ -1,6 +1,7 @@
 // `sockbuf remote SERVER -- sink tcp …`: run one end on a `sockbuf serve` host (runRemoteEnd).
 import type { Command } from 'commander';
 import { printable } from '../policy/printable.js';
+import { resolveHost } from '../policy/resolve.js';
 import { parseServer, runRemoteEnd } from '../serve/remote-end.js';
 import { stopSignals } from './signals.js';
 
@@ -15,10 +16,13 @@ export function register(program: Command): void {
     .option('--token <token>', 'the token serve was started with (or SOCKBUF_TOKEN)')
     .action(async (server: string, command: string[], o: { token?: string }) => {
       // a signal stops the test (the far end's results are still printed when they come in time)
+      const at = parseServer(server, '<server>');
+      // a name that does not resolve is said with the argument that carried it (exit 3)
+      await resolveHost(at.host, { option: '<server>', value: server });
       const signals = stopSignals();
       try {
         const outcome = await runRemoteEnd({
-          server: parseServer(server, '<server>'),
+          server: at,
           token: o.token ?? process.env.SOCKBUF_TOKEN,
           args: command,
           // lines from another host: no control character of theirs reaches this terminal

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort, parseListen } from '../policy/address.js';
 import { printable } from '../policy/printable.js';
-import { parseDuration, parseSize } from '../policy/units.js';
 import { DEFAULT_SERVE_PORT } from '../serve/protocol.js';
 import { startServer } from '../serve/server.js';
 import { declared } from './declared.js';
@@ -20,17 +19,17 @@ export function register(program: Command): void {
       'control address (loopback unless told otherwise)',
       `127.0.0.1:${DEFAULT_SERVE_PORT}`,
     )
-    .option('--max-duration <duration>', 'longest test accepted', '60s')
-    .option('--max-bytes <size>', 'most bytes one test may move', '64GiB')
+    .addOption(declared('maxDuration'))
+    .addOption(declared('maxBytes'))
     .option('--token <token>', 'required of every test request when set')
-    .option('--idle-timeout <duration>', 'close a control connection that asks for no test this long', '10s')
+    .addOption(declared('idleTimeout'))
     .addOption(declared('maxPerClient'))
     .option('--json', 'print a ready line and a line per event as JSON on stdout')
-    .action(async (o: Record<string, string | boolean | undefined>) => {
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
       const listen = parseListen(String(o.listen), '--listen', '127.0.0.1');
-      const maxDurationSeconds = parseDuration(String(o.maxDuration), '--max-duration');
-      const idleSeconds = parseDuration(String(o.idleTimeout), '--idle-timeout');
-      const maxBytes = parseSize(String(o.maxBytes), '--max-bytes');
+      const maxDurationSeconds = Number(o.maxDuration);
+      const idleSeconds = Number(o.idleTimeout);
+      const maxBytes = Number(o.maxBytes);
       const maxPerClient = Number(o.maxPerClient);
       const token = typeof o.token === 'string' ? o.token : undefined;
       const json = o.json === true;

@@ -3,14 +3,9 @@ import type { Command } from 'commander';
 import { startTcpSink } from '../ends/tcp-sink.js';
 import { formatHostPort, parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import {
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parsePositiveDuration,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
+import { declared } from './declared.js';
 import { sinkIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';
 import { stopSignals } from './signals.js';
@@ -39,10 +34,10 @@ export function register(program: Command): Command {
       '--verify',
       "decode frames and check blast's byte pattern: exit 1 on a mismatch, an error or a connection it cannot check (a plain stream)",
     )
-    .option('--interval <duration>', 'report every', '1s')
+    .addOption(declared('interval'))
     .option('--json', 'one JSON object per line on stdout')
     .option('--iperf3', "answer a stock 'iperf3 -c' (TCP, -R, -P, -w) instead of blast")
-    .action(async (o: Record<string, string | boolean | undefined>) => {
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
       if (o.iperf3) return sinkIperf3(o);
       const listen = parseListen(String(o.listen), '--listen');
       const reader = parseReader(String(o.reader), '--reader');
@@ -50,7 +45,7 @@ export function register(program: Command): Command {
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
       const writableHighWaterMark =
         o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
-      const interval = parsePositiveDuration(String(o.interval), '--interval');
+      const interval = Number(o.interval);
       const out = lineWriter(Boolean(o.json), human);
       const sink = await startTcpSink(
         {

@@ -78,7 +78,7 @@ export function registerSinkUdp(sink: Command): void {
           sockets: o.sockets,
           batch: o.batch,
           slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
-          coalesce: ms(o.coalesce, '--coalesce'),
+          coalesce: o.coalesce,
           rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),
           onFull: o.onFull,
           gro: o.receiver === 'dgram' ? false : offload(o.gro ?? OPTIONS.gro.default),
@@ -148,9 +148,9 @@ export function registerBlastUdp(blast: Command): void {
     .command('udp')
     .description('send numbered, timestamped UDP datagrams at a rate (sendmmsg, or UDP_SEGMENT with --gso)')
     .requiredOption('--to <host:port>', 'where to send')
-    .option('--rate <rate>', "datagrams/s (100k), payload bit rate (500mbit), or 'max'", 'max')
+    .addOption(declared('rate'))
     .addOption(declared('blastSize'))
-    .option('--duration <duration>', 'how long to send', '10s')
+    .addOption(declared('duration'))
     .addOption(declared('flows'))
     .addOption(declared('blastBatch'))
     .option('--sndbuf <size>', 'SO_SNDBUF to ask for (default: the kernel default)')
@@ -158,9 +158,9 @@ export function registerBlastUdp(blast: Command): void {
     .option('--json', 'JSON lines on stdout: result')
     .action(async (o) => {
       const to = parseTo(o.to);
-      const size = parseSize(o.size, '--size');
+      const size: number = o.size;
       parseSendRate(o.rate, size, '--rate');
-      const duration = parseDuration(o.duration, '--duration');
+      const duration: number = o.duration;
       // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
       const signals = stopSignals();
       const sender = createUdpBlast({
@@ -176,7 +176,7 @@ export function registerBlastUdp(blast: Command): void {
         const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });
         await sender.sendTrailer();
         // a run that measured nothing, or whose datagrams went nowhere, says why and exits 1
-        const problem = blastProblem(r, o.rate, o.duration, formatHostPort(to));
+        const problem = blastProblem(r, o.rate, formatDuration(duration), formatHostPort(to));
         if (problem) {
           process.stderr.write(`sockbuf: blast udp: ${printable(problem)}\n`);
           process.exitCode = 1;

@@ -4,17 +4,10 @@
 // (d.sysctlConf()). Never writes a sysctl.
 
 import { UsageError } from '../errors.js';
-import { hostInfo } from '../observe/proc.js';
-import { BUFFER_BYTES, isBufferSize } from '../policy/option-registry.js';
+import { type HostInfo, hostInfo } from '../observe/proc.js';
+import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { formatTable } from '../policy/table.js';
-import {
-  durationMs,
-  formatBitRate,
-  formatDuration,
-  formatSize,
-  parseBitRate,
-  parseSize,
-} from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
 import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
@@ -41,6 +34,22 @@ export interface DiagnoseOptions {
   sockets?: boolean;
 }
 
+/** A diagnosis as a sockbuf.v1 results document: what `sockbuf doctor --json` prints. */
+export interface DoctorDocument {
+  schema: typeof SCHEMA;
+  /** The sockbuf version that wrote it. */
+  version: string;
+  command: 'doctor';
+  /** The targets checked against, and the /proc tree read. */
+  params: DoctorTargets & { procRoot: string };
+  /** The kernel, the CPUs and the sysctls of the host read. */
+  host: HostInfo;
+  /** One row per finding, each marked as the doctor's. */
+  results: (Finding & { scenario: 'doctor' })[];
+  /** The pinned sockets carrying load and stalled readers, when they were looked at. */
+  sockets?: SocketFinding[];
+}
+
 /** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
 export interface Diagnosis extends HostCheck {
   targets: DoctorTargets;
@@ -49,34 +58,22 @@ export interface Diagnosis extends HostCheck {
   /** The table and explanations `sockbuf doctor` prints. */
   text(): string;
   /** The sockbuf.v1 document `sockbuf doctor --json` prints (docs/results-schema.json). */
-  document(): Record<string, unknown>;
+  document(): DoctorDocument;
   /** An /etc/sysctl.d file that sets every recommended value. */
   sysctlConf(): string;
   /** The sockets section's findings (information: they do not change the exit code); undefined when not looked at. */
   sockets?: SocketFinding[];
 }
 
-/** Past these a value cannot be meant (the fastest links carry a few Tbit/s; an RTT past a minute is no network's). */
-export const MAX_BANDWIDTH_BITS = 10e12;
-export const MAX_RTT_SECONDS = 60;
-
 /** The targets from the options, each checked (UsageError naming the option and the value). */
 export function doctorTargets(
   o: Pick<DiagnoseOptions, 'bandwidth' | 'rtt' | 'udpRcvbuf'> = {},
 ): DoctorTargets {
-  const bandwidth = o.bandwidth ?? '10gbit';
-  const t: DoctorTargets = {
-    bitsPerSecond: typeof bandwidth === 'number' ? bandwidth : parseBitRate(bandwidth, 'bandwidth'),
-    rttSeconds: durationMs(o.rtt ?? '2ms', 'rtt') / 1000,
-    udpRcvbufBytes: parseSize(o.udpRcvbuf ?? '8M', 'udpRcvbuf'),
+  return {
+    bitsPerSecond: checkOption('bandwidth', o.bandwidth ?? OPTIONS.bandwidth.default),
+    rttSeconds: checkOption('rtt', o.rtt ?? OPTIONS.rtt.default) / 1000,
+    udpRcvbufBytes: checkOption('udpRcvbuf', o.udpRcvbuf ?? OPTIONS.udpRcvbuf.default),
   };
-  if (!(t.bitsPerSecond > 0 && t.bitsPerSecond <= MAX_BANDWIDTH_BITS))
-    throw UsageError.invalid('bandwidth', bandwidth, 'more than 0 and at most 10tbit');
-  if (!(t.rttSeconds > 0 && t.rttSeconds <= MAX_RTT_SECONDS))
-    throw UsageError.invalid('rtt', o.rtt, 'more than 0 and at most 1m');
-  if (!isBufferSize(t.udpRcvbufBytes))
-    throw UsageError.invalid('udpRcvbuf', o.udpRcvbuf, BUFFER_BYTES.expected);
-  return t;
 }
 
 /** Checks the host against the targets. UsageError naming procRoot when it is not a /proc tree. */
@@ -102,7 +99,7 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
       params: { ...targets, procRoot },
       host: hostInfo(procRoot),
       // scenario: 'doctor' makes each row a row of the sockbuf.v1 schema
-      results: findings.map((f) => ({ scenario: 'doctor', ...f })),
+      results: findings.map((f) => ({ scenario: 'doctor' as const, ...f })),
       ...(sockets ? { sockets } : {}),
     }),
     sysctlConf: () =>

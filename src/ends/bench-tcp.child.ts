@@ -71,8 +71,8 @@ async function hold(a: Record<string, string>): Promise<void> {
     heapBytesPerConn: (after.heapUsed - before.heapUsed) / n,
     arrayBuffersBytesPerConn: (after.arrayBuffers - before.arrayBuffers) / n,
   });
+  // every connection closed with the listener: nothing is left to keep the process up
   await srv.close(true);
-  process.exit(0);
 }
 
 async function idle(a: Record<string, string>): Promise<void> {
@@ -219,13 +219,13 @@ async function ping(a: Record<string, string>): Promise<void> {
 const roles: Record<string, (a: Record<string, string>) => Promise<void>> = { hold, idle, ping };
 const [role, ...rest] = process.argv.slice(2);
 const run = roles[role];
+// the process ends when its role has closed what it opened; a failure is said on stderr (the runner
+// keeps its tail) with status 1, a role it does not know with 2
 if (!run) {
   process.stderr.write(`usage: bench-tcp.child.js hold|idle|ping --key value …\n`);
-  process.exit(2);
-}
-run(args(rest)).catch((e: unknown) => {
-  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exit(
-    typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : 1,
-  );
-});
+  process.exitCode = 2;
+} else
+  run(args(rest)).catch((e: unknown) => {
+    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  });

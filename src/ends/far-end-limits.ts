@@ -25,13 +25,13 @@ export interface FarEndLimits {
 /** The environment variable that carries FarEndLimits (JSON) from serve to its far end. */
 export const FAR_END_ENV = 'SOCKBUF_FAR_END';
 
-/** Reads FAR_END_ENV; throws an Error naming what is wrong (a far end must not start without its caps). */
+/** Reads FAR_END_ENV; throws a UsageError naming what is wrong (a far end must not start without its caps). */
 export function parseFarEnd(text: string): FarEndLimits {
   let v: Partial<FarEndLimits>;
   try {
     v = parseBoundedJson(text) as Partial<FarEndLimits>;
   } catch {
-    throw new Error(`${FAR_END_ENV} is not JSON`);
+    throw new UsageError(`${FAR_END_ENV} is not JSON`, FAR_END_ENV);
   }
   const pos = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
   if (
@@ -44,7 +44,10 @@ export function parseFarEnd(text: string): FarEndLimits {
     !pos(v.maxFrame) ||
     !pos(v.maxStreams)
   )
-    throw new Error(`${FAR_END_ENV} lacks the secret or a cap (maxBytes, maxSeconds, maxFrame, maxStreams)`);
+    throw new UsageError(
+      `${FAR_END_ENV} lacks the secret or a cap (maxBytes, maxSeconds, maxFrame, maxStreams)`,
+      FAR_END_ENV,
+    );
   return {
     secret: v.secret,
     maxBytes: v.maxBytes as number,

@@ -20,6 +20,7 @@
 // field of a data frame never reaches 2^64 − 1, which marks the trailer.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { PeerError } from '../errors.js';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 import { FRAME_HEADER_BYTES } from '../tcp/frame.js';
 
@@ -62,14 +63,15 @@ export function encodeHello(h: Hello): Buffer {
   return out;
 }
 
-/** Parses a hello's JSON payload; throws an Error saying what is wrong. */
+/** Parses a hello's JSON payload; throws a PeerError saying what is wrong. */
 export function parseHello(payload: Uint8Array): Hello {
   let v: unknown;
   try {
     v = parseBoundedJson(Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8'));
   } catch (err) {
-    if (err instanceof JsonLimitError) throw new Error(`not a sockbuf hello (${err.message})`);
-    throw new Error('not a sockbuf hello (not JSON)');
+    if (err instanceof JsonLimitError)
+      throw new PeerError(`not a sockbuf hello (${err.message})`, { cause: err });
+    throw new PeerError('not a sockbuf hello (not JSON)', { cause: err });
   }
   const h = v as Partial<Hello>;
   const count = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -89,7 +91,7 @@ export function parseHello(payload: Uint8Array): Hello {
     (h.secret !== undefined && typeof h.secret !== 'string') ||
     (h.echo !== undefined && typeof h.echo !== 'boolean')
   )
-    throw new Error('not a sockbuf hello (bad fields)');
+    throw new PeerError('not a sockbuf hello (bad fields)');
   return h as Hello;
 }
 

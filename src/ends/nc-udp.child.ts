@@ -11,6 +11,8 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError } from '../errors.js';
+import { OPTIONS } from '../policy/option-registry.js';
 import { parseDuration, parseSize } from '../policy/units.js';
 import { Child, which } from '../sys/process.js';
 import { printEvent } from './event.js';
@@ -44,13 +46,15 @@ const readTables = () =>
 
 async function main(): Promise<void> {
   const a = args(process.argv.slice(2));
-  const size = parseSize(a.size ?? '64', '--size');
+  const size = parseSize(a.size ?? OPTIONS.blastSize.default, '--size');
   const idleMs = parseDuration(a.idle ?? '1s', '--idle') * 1000;
   const host = a.host ?? '127.0.0.1';
   const nc = which('nc');
   if (!nc) {
+    // the environment lacks it (status 3, as a sockbuf command's)
     process.stderr.write('nc is not installed (Debian: netcat-openbsd)\n');
-    process.exit(3);
+    process.exitCode = 3;
+    return;
   }
   // a free port: bound here, released, handed to nc
   const probe = dgram.createSocket(isIPv6(host) ? 'udp6' : 'udp4');
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   try {
     for (let t = 0; udpDrops(port, readTables()) === undefined; t += 10) {
       if (!child.running || t > 5000)
-        throw new Error(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
+        throw new EnvironmentError(`nc did not bind ${host}:${port}: ${child.stderrTail.join(' ')}`);
       await sleep(10);
     }
     printEvent('ready', { host, port });
@@ -127,5 +131,5 @@ function procCpuSeconds(pid: number | undefined): number | undefined {
 
 main().catch((e: unknown) => {
   process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
+  process.exitCode = 1;
 });

@@ -4,7 +4,7 @@
 // A hello asking for reverse makes the sink send the pattern instead. With `echo` (the far end of
 // bench ping) there is no hello: every frame read is written back as it is.
 
-import { UsageError } from '../errors.js';
+import { PeerError, UsageError } from '../errors.js';
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { fdOf } from '../sys/socket.js';
@@ -167,7 +167,7 @@ export class TcpSink {
         c.conn.onData(chunk);
       } else if (d.kind === 'plain') this.plain(c);
       else if (far) this.refuse(c, d.reason);
-      else throw new Error(`the first bytes are sockbuf's, but ${d.reason}`);
+      else throw new PeerError(`the first bytes are sockbuf's, but ${d.reason}`);
     };
   }
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole } from '../policy/option-registry.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -138,8 +138,8 @@ export interface TcpBlastOptions {
    */
   stop?: AbortSignal;
   /**
-   * A run for a number of bytes ends when the receiver has taken nothing for this long (default
-   * STALL_SECONDS): nothing acknowledged or, in reverse, nothing received, connecting included; the
+   * A run for a number of bytes ends when the receiver has taken nothing for this long (default 10 s,
+   * OPTIONS.stallTimeout): nothing acknowledged or, in reverse, nothing received, connecting included; the
    * result says so (`stalled`). A run for a duration has its grace instead.
    */
   stallSeconds?: number;
@@ -151,9 +151,6 @@ export interface TcpBlastOptions {
  * Connecting counts against the same deadline.
  */
 export const GRACE_SECONDS = 2;
-
-/** A run for a number of bytes ends when the receiver took nothing for this long (stallSeconds). */
-export const STALL_SECONDS = 10;
 
 /** What a stream has moved: bytes the peer acknowledged and bytes received (the kernel's count), else ours. */
 function moved(s: Stream): number {
@@ -228,7 +225,11 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   if (opts.bytes !== undefined && opts.seconds !== undefined) throw UsageError.either('bytes', 'seconds');
   // raw zeros carry no hello, so the sink cannot be told to send
   if (opts.raw && opts.reverse) throw UsageError.conflict('raw', 'reverse');
-  const seconds = opts.bytes === undefined ? (opts.seconds ?? 10) : undefined;
+  const seconds =
+    opts.bytes === undefined
+      ? checkOption('duration', opts.seconds ?? OPTIONS.duration.default, 'seconds')
+      : undefined;
+  checkOption('interval', opts.intervalSeconds, 'intervalSeconds');
   const test = randomUUID();
   const signal = opts.signal;
   signal?.throwIfAborted();
@@ -236,7 +237,10 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   const hardEnd =
     seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + (seconds + GRACE_SECONDS) * 1000;
   // a run for a number of bytes: the receiver must take something every stallSeconds (connecting too)
-  const stall = seconds === undefined ? (opts.stallSeconds ?? STALL_SECONDS) : undefined;
+  const stall =
+    seconds === undefined
+      ? checkOption('stallTimeout', opts.stallSeconds ?? OPTIONS.stallTimeout.default, 'stallSeconds')
+      : undefined;
   let streams: Stream[] = [];
   /** Why the run was cut short (a stop signal, the grace spent): the result says it, with what it had. */
   let cutShort: { interrupted: string } | { stalled: string } | undefined;
@@ -283,7 +287,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       opts,
       (conn) => {
         signal?.throwIfAborted(); // openStreams closes what it opened
-        if (cutShort) throw new Error('cut'); // likewise
+        if (cutShort) throw new DOMException('cut short by the deadline', 'TimeoutError'); // likewise
         conn.sample();
       },
       connectBy,
@@ -405,6 +409,17 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
     abort();
   }
   signal?.throwIfAborted();
+  return blastResult(opts, streams, cutShort, started, cpu0);
+}
+
+/** The result of a run: what each stream moved and, reversed, what the verifier found. */
+function blastResult(
+  opts: TcpBlastOptions,
+  streams: Stream[],
+  cutShort: { interrupted: string } | { stalled: string } | undefined,
+  started: number,
+  cpu0: NodeJS.CpuUsage,
+): TcpBlastResult {
   const secs = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const per = streams.map((s) => {

@@ -10,9 +10,9 @@ import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promi
 import { UsageError } from '../errors.js';
 import { readSnmp } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { durationMs, parseSize } from '../policy/units.js';
+import { durationMs } from '../policy/units.js';
 import { MAX_SEGMENTS } from '../udp/gro.js';
 import { gsoAvailable } from '../udp/offload.js';
 import { MAX_DATAGRAM, UdpSendError, UdpSender } from '../udp/sender.js';
@@ -66,10 +66,8 @@ export class UdpBlast {
 
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
-    this.size = parseSize(o.size ?? OPTIONS.blastSize.default, 'size');
-    if (this.size < OPTIONS.blastSize.min || this.size > MAX_DATAGRAM)
-      throw UsageError.invalid('size', this.size, `1 B to ${MAX_DATAGRAM} B, the largest UDP datagram`);
-    this.rate = parseSendRate(o.rate ?? 'max', this.size);
+    this.size = checkOption('blastSize', o.size ?? OPTIONS.blastSize.default, 'size');
+    this.rate = parseSendRate(o.rate ?? OPTIONS.rate.default, this.size);
     const flows = checkWhole('flows', o.flows ?? OPTIONS.flows.default);
     const batch = checkWhole('blastBatch', o.batch ?? OPTIONS.blastBatch.default, 'batch');
     this.gso = gsoAvailable(o.gso ?? false);
@@ -96,7 +94,7 @@ export class UdpBlast {
     // a host name: the sockets are made once it resolves (run() and sendTrailer() wait for it)
     if (isIP(this.to.host)) open(this.to.host);
     else {
-      this.opening = resolveFirst(this.to.host).then(open);
+      this.opening = resolveFirst(this.to.host, { option: 'to', value: formatHostPort(this.to) }).then(open);
       this.opening.catch(() => {}); // reported where it is awaited
     }
   }

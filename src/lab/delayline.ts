@@ -3,10 +3,11 @@
 // pass through with their virtio_net_hdr untouched, so the kernels at both ends see 64 KiB TSO/GRO
 // packets whatever the MTU. The packet moving runs in worker threads (one per direction by default).
 import { OPTIONS } from '../policy/option-registry.js';
+import { SockbufError } from '../sys/sockbuf-error.js';
 import type { TunDevice } from '../sys/tun.js';
-import { spawnWorker } from '../sys/worker.js';
-import { type DirectionSpec, STAT } from './delayline.worker.js';
-import { defaultLimitBytes, type LinkParams } from './link.js';
+import { spawnWorker, workerFailure } from '../sys/worker.js';
+import type { DirectionSpec } from './delayline.worker.js';
+import { defaultLimitBytes, type LinkParams, STAT } from './link.js';
 
 export interface DelayLineOptions {
   rttMs: number;
@@ -36,6 +37,10 @@ export interface DelayLine {
   readonly mode: string;
   /** Client → server, server → client. */
   stats(): { forward: DirectionStats; reverse: DirectionStats };
+  /**
+   * Stops the threads and waits for them; rejects, once they are stopped, with the first failure of a
+   * thread (a SysError with its errno, or ERR_SOCKBUF_WORKER).
+   */
   stop(): Promise<void>;
 }
 
@@ -80,11 +85,11 @@ export async function startDelayLine(
   const workers = groups.map((dirs) =>
     spawnWorker(new URL('./delayline.worker', import.meta.url), { workerData: { dirs, stop } }),
   );
-  const failures: Error[] = [];
+  const failures: SockbufError[] = [];
   const done = workers.map(
     (w) =>
       new Promise<void>((resolve) => {
-        w.once('error', (e) => failures.push(e));
+        w.once('error', (e) => failures.push(workerFailure('delay line thread', e)));
         w.once('exit', () => resolve());
       }),
   );
@@ -92,7 +97,9 @@ export async function startDelayLine(
     (w) =>
       new Promise<void>((resolve, reject) => {
         w.once('message', () => resolve());
-        w.once('exit', () => reject(failures[0] ?? new Error('delay line thread exited at start')));
+        w.once('exit', () =>
+          reject(failures[0] ?? new SockbufError('delay line thread exited at start', 'ERR_SOCKBUF_WORKER')),
+        );
       }),
   );
   const stopAll = async () => {
@@ -105,6 +112,10 @@ export async function startDelayLine(
     await stopAll();
     throw err;
   }
+  const stopped = async () => {
+    await stopAll();
+    if (failures.length) throw failures[0];
+  };
   const read = (sab: SharedArrayBuffer): DirectionStats => {
     const a = new Float64Array(sab);
     const o = {} as Record<string, number>;
@@ -115,6 +126,6 @@ export async function startDelayLine(
   return {
     mode,
     stats: () => ({ forward: read(fwd.stats), reverse: read(rev.stats) }),
-    stop: stopAll,
+    stop: stopped,
   };
 }

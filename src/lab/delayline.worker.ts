@@ -3,16 +3,18 @@
 // nanosecond timeout and a 1 ns timer slack (JavaScript timers tick in milliseconds).
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { fn, setThreadNice, setTimerSlack, timespec } from '../sys/libc.js';
+import { EINTR } from '../sys/constants.js';
+import { errno, fn, setThreadNice, setTimerSlack, timespec } from '../sys/libc.js';
+import { SysError } from '../sys/sys-error.js';
 import { VNET_HDR_LEN } from '../sys/tun.js';
-import { LinkClock, type LinkParams, PacketRing, superPacketLoss } from './link.js';
+import { LinkClock, type LinkParams, PacketRing, STAT, superPacketLoss } from './link.js';
 
 export interface DirectionSpec {
   inFd: number;
   outFd: number;
   link: LinkParams;
   ringBytes: number;
-  /** Float64Array over a SharedArrayBuffer: see STAT below. */
+  /** Float64Array over a SharedArrayBuffer: see STAT (link.ts). */
   stats: SharedArrayBuffer;
 }
 
@@ -23,20 +25,6 @@ export interface WorkerSpec {
   /** Nice value of the thread (default DELAY_LINE_NICE); 0 keeps the process's. */
   nice?: number;
 }
-
-/** Indices into a direction's stats array. */
-export const STAT = {
-  packetsIn: 0,
-  bytesIn: 1,
-  packetsOut: 2,
-  bytesOut: 3,
-  lost: 4,
-  queueDrops: 5,
-  gsoPackets: 6,
-  maxSegments: 7,
-  writeErrors: 8,
-  size: 9,
-} as const;
 
 /** Largest packet a tun hands over: a 64 KiB GSO packet plus its virtio_net_hdr, with room to spare. */
 const MAX_PACKET = 65536 + VNET_HDR_LEN + 256;
@@ -88,7 +76,12 @@ function run(spec: WorkerSpec): void {
     const waitNs = Math.max(0, Math.round((next - now) * 1e6));
     timespec(waitNs, ts);
     for (let i = 0; i < n; i++) pfds.writeInt16LE(0, i * 8 + 6);
-    if (ppoll(pfds, n, ts, null) <= 0) continue;
+    const ready = ppoll(pfds, n, ts, null);
+    // a failed wait other than a signal's would spin: the thread ends with the errno (delayline.ts
+    // hands it to the lab's close())
+    const failed = ready < 0 ? errno() : 0;
+    if (failed !== 0 && failed !== EINTR) throw new SysError('ppoll', failed);
+    if (ready <= 0) continue;
     now = performance.now();
     for (let i = 0; i < n; i++) {
       if (pfds.readInt16LE(i * 8 + 6) === 0) continue;

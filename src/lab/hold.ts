@@ -2,7 +2,7 @@
 // a holder process makes the lab and holds it), `lab exec` (execInLab) and `lab down` (downLabs).
 //
 // The hand-shake of lab up with its holder (`sockbuf lab hold`): the holder prints one JSON line,
-// {info, measured} or {error, exitCode}, and waits; lab up answers `ok` on the holder's stdin; the
+// {info, measured} or {error, code}, and waits; lab up answers `ok` on the holder's stdin; the
 // holder clears its parent-death signal and answers `held`; only then does lab up let it go. Until
 // then the holder dies with lab up (the kernel kills it, also when lab up is SIGKILLed), so lab up
 // interrupted at any point leaves either nothing, or a dead holder's lab that cleanStale (`lab down
@@ -37,7 +37,7 @@ export function placementOf(argv: string[]): HostName | 'root' {
 export async function runUnderLab(
   args: string[],
   opts: LabOptions,
-  o: { measure?: boolean; onUp?: (up: LabUp) => void } = {},
+  o: { measure?: boolean; onUp?: (up: LabUp) => void; signal?: AbortSignal } = {},
 ): Promise<number> {
   const lab = await Lab.create(opts);
   try {
@@ -49,7 +49,8 @@ export async function runUnderLab(
       where === 'root'
         ? { ...cmd, env: { [LAB_ENV]: JSON.stringify(lab.info) } }
         : netnsCommand(lab.info, where, [cmd.file, ...cmd.args]);
-    return await runInherit(spec);
+    // stopped (the CLI's SIGINT/SIGTERM): the command gets SIGTERM and the lab is taken down after it
+    return await runInherit(spec, { signal: o.signal });
   } finally {
     await lab.close();
   }
@@ -108,13 +109,13 @@ export async function upLab(opts: LabOptions, o: { measure?: boolean } = {}): Pr
     const first = await next();
     const r = (first === undefined ? {} : parseBoundedJson(first, { maxLength: MAX_STATE_BYTES })) as {
       error?: string;
-      exitCode?: number;
+      code?: string;
       info?: LabInfo;
       measured?: LabMeasurement;
     };
     if (!r.info) {
       const why = r.error ?? `lab up failed (the lab process ${holder.describeExit()})`;
-      throw r.exitCode === 2 ? new UsageError(why) : new EnvironmentError(why);
+      throw r.code === 'ERR_SOCKBUF_USAGE' ? new UsageError(why) : new EnvironmentError(why);
     }
     holder.process.stdin?.write('ok\n');
     if ((await next()) !== 'held')
@@ -146,13 +147,19 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
 
 /**
  * The holder's side (`sockbuf lab hold`): makes the lab, prints it, completes the hand-shake, then
- * holds the lab until a signal ends the process (the lab's handlers take it down). Started by hand
- * (stdin not a pipe from lab up), it holds with its parent-death signal kept.
+ * holds the lab until `signal` aborts (the CLI aborts it on SIGINT or SIGTERM: lab down sends
+ * SIGTERM) and takes it down. Started by hand (stdin not a pipe from lab up), it holds with its
+ * parent-death signal kept.
  */
 export async function holdLab(
   opts: LabOptions,
-  o: { measure?: boolean; input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
-): Promise<never> {
+  o: {
+    measure?: boolean;
+    input?: NodeJS.ReadableStream;
+    output?: NodeJS.WritableStream;
+    signal: AbortSignal;
+  },
+): Promise<void> {
   const input = o.input ?? process.stdin;
   const output = o.output ?? process.stdout;
   let lab: Lab | undefined;
@@ -164,8 +171,8 @@ export async function holdLab(
     // a failed self-check takes down what it made (namespaces, devices, the delay line) before lab
     // up hears of it: lab up then stops this process, which would leave them to the next cleanStale
     await lab?.close();
-    const e = err as Error & { exitCode?: number };
-    output.write(`${JSON.stringify({ error: e.message, exitCode: e.exitCode ?? 3 })}\n`);
+    const e = err as Error & { code?: unknown };
+    output.write(`${JSON.stringify({ error: e.message, code: e.code })}\n`);
     throw err;
   }
   if ((await firstLine(input)) === 'ok') {
@@ -176,7 +183,9 @@ export async function holdLab(
   // lab up closes its ends of the pipes once it has the answer: a late write must not end the holder
   output.on('error', () => {});
   process.stderr.on('error', () => {});
-  return new Promise<never>(() => {}); // the delay line's threads keep the process up; signals end it
+  // held until asked (the delay line's threads keep the process up meanwhile)
+  if (!o.signal.aborted) await new Promise((r) => o.signal.addEventListener('abort', r, { once: true }));
+  await lab.close();
 }
 
 /** A lab's id as `lab status` shows it (the number in its namespaces' names); anything else: UsageError. */

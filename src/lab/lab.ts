@@ -1,7 +1,8 @@
 // The lab's life cycle: two network namespaces (a client host and a server host) joined by the
 // user-space delay line, so a transfer on one machine sees a real round-trip time and rate cap. Up
-// (create), down (close, also from a signal handler or at exit) and the clean-up of what labs of dead
-// processes left behind (cleanStale). Which labs exist: registry.ts; the `ip` plumbing: netns.ts;
+// (create), down (close, or closeSync at exit) and the clean-up of what labs of dead processes left
+// behind (cleanStale). Signals are the caller's: a library does not own the process (the CLI's
+// src/cli/signals.ts turns them into an abort, and the command closes its lab). Which labs exist: registry.ts; the `ip` plumbing: netns.ts;
 // the self-check: measure.ts; labs that outlive a command (lab up, lab -- CMD): hold.ts.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,25 +59,24 @@ export function cleanStale(): string[] {
   return removed;
 }
 
-// Labs of this process, for the clean-up on signals and exit.
+// Labs of this process, taken down when it exits without having closed them.
 const active = new Set<Lab>();
-let handlersInstalled = false;
+let exitHookInstalled = false;
 
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(sig, () => {
-      for (const lab of active) lab.closeSync();
-      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
-    });
-  }
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
   process.on('exit', () => {
     for (const lab of active) lab.closeSync();
   });
 }
 
-/** Two network namespaces joined by a link with a round-trip time, a rate and a loss, for one run. */
+/**
+ * Two network namespaces joined by a link with a round-trip time, a rate and a loss, for one run.
+ * The handle is the caller's to close (close(), or `await using`): a lab left open is taken down when
+ * the process exits, and one of a process killed by a signal it did not handle is removed by the next
+ * cleanStale(). Lab installs no signal handler.
+ */
 export class Lab {
   readonly info: LabInfo;
   private readonly tuns: TunDevice[];
@@ -93,7 +93,7 @@ export class Lab {
   static async create(opts: LabOptions): Promise<Lab> {
     assertRoot();
     cleanStale();
-    installHandlers();
+    installExitHook();
     const pid = process.pid;
     const mtu = opts.mtu ?? OPTIONS.mtu.default;
     const congestion = opts.congestion ?? 'cubic';
@@ -198,16 +198,27 @@ export class Lab {
     return measureLab(this.info, opts);
   }
 
-  /** Takes the lab down: stops the delay line, closes the tun devices, removes the namespaces. */
+  /**
+   * Takes the lab down: stops the delay line, closes the tun devices, removes the namespaces. Rejects,
+   * once all of it is down, when a delay-line thread had failed (a SysError with its errno).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     active.delete(this);
-    await this.line.stop();
-    for (const t of this.tuns) closeTun(t);
-    removeNetns(this.info.hosts.client.netns);
-    removeNetns(this.info.hosts.server.netns);
-    rmSync(stateFile(this.info.pid), { force: true });
+    try {
+      await this.line.stop();
+    } finally {
+      for (const t of this.tuns) closeTun(t);
+      removeNetns(this.info.hosts.client.netns);
+      removeNetns(this.info.hosts.server.netns);
+      rmSync(stateFile(this.info.pid), { force: true });
+    }
+  }
+
+  /** The same as close(), for `await using lab = await Lab.create(…)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** The same from a signal handler or at exit, without waiting (the kernel closes the fds at exit). */

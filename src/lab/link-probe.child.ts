@@ -12,7 +12,10 @@ import { getTcpInfo } from '../sys/tcpinfo.js';
 const PEAK_WINDOW_MS = 100;
 
 function serve(host: string, port: number): void {
+  const open = new Set<net.Socket>();
   const server = net.createServer((s) => {
+    open.add(s);
+    s.once('close', () => open.delete(s));
     s.setNoDelay(true);
     let mode = '';
     let bytes = 0;
@@ -56,7 +59,11 @@ function serve(host: string, port: number): void {
     s.on('error', () => s.destroy());
   });
   server.listen(port, host, () => process.stdout.write('ready\n'));
-  process.on('SIGTERM', () => process.exit(0));
+  // SIGTERM ends it with 0: the listener and every connection closed, nothing left to keep it up
+  process.once('SIGTERM', () => {
+    server.close();
+    for (const s of open) s.destroy();
+  });
 }
 
 function connect(host: string, port: number, first: string): Promise<net.Socket> {

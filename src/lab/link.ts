@@ -113,3 +113,17 @@ export class PacketRing {
     this.count--;
   }
 }
+
+/** Indices into a direction's stats array, which the delay line's thread fills and delayline.ts reads. */
+export const STAT = {
+  packetsIn: 0,
+  bytesIn: 1,
+  packetsOut: 2,
+  bytesOut: 3,
+  lost: 4,
+  queueDrops: 5,
+  gsoPackets: 6,
+  maxSegments: 7,
+  writeErrors: 8,
+  size: 9,
+} as const;

@@ -1,5 +1,7 @@
 // The lab measures itself (link-probe.child.ts run in its two hosts: ping-pong round trips, then a short
 // autotuned TCP transfer), and says in one line what it is and what it measured.
+
+import { EnvironmentError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
 import { formatBitRate, formatDuration } from '../policy/units.js';
 import { moduleFile } from '../sys/package.js';
@@ -35,7 +37,9 @@ export async function measureLab(
     await new Promise<void>((resolve, reject) => {
       server.onLine(() => resolve());
       server.exited.then(() =>
-        reject(new Error(`lab probe server ${server.describeExit()}: ${server.stderrTail.join(' | ')}`)),
+        reject(
+          new EnvironmentError(`lab probe server ${server.describeExit()}: ${server.stderrTail.join(' | ')}`),
+        ),
       );
     });
     // each ping is a connection and an echo, one after another (two round trips); a push is its
@@ -43,7 +47,7 @@ export async function measureLab(
     const client = async (mode: string, arg: string, timeoutMs: number) => {
       const r = await run(netnsCommand(info, 'client', [...probe, mode, to, PROBE_PORT, arg]), timeoutMs);
       if (r.code !== 0)
-        throw new Error(
+        throw new EnvironmentError(
           `lab ${mode} probe failed: ${r.stderr.trim() || `no result within ${timeoutMs / 1000} s`}`,
         );
       return r;

@@ -2,8 +2,8 @@
 // is set up. Pure.
 
 import { UsageError } from '../errors.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { parseBitRate, parseDuration, parsePercent } from '../policy/units.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { parseBitRate, parsePercent } from '../policy/units.js';
 
 /** What a lab takes: the round-trip time, the bandwidth, the loss and the queue. */
 export interface LabOptions {
@@ -40,17 +40,20 @@ export interface LabSpecInput {
  * its pacing timer rather than on the window; the kernel counts that time as busy, not rwnd-limited,
  * so seed 000's 98–100 % rwnd-limited would read ~45–50 %.
  */
-export const LAB_DEFAULTS = { rtt: '2ms', loss: '0%', mtu: String(OPTIONS.mtu.default), congestion: 'cubic' };
+export const LAB_DEFAULTS = {
+  rtt: OPTIONS.labRtt.default,
+  loss: '0%',
+  mtu: String(OPTIONS.mtu.default),
+  congestion: 'cubic',
+};
 
 /** `--congestion host`: keep the kernel's default congestion control in the lab's hosts. */
 export const HOST_CONGESTION = 'host';
 
 /** LabOptions from option values (`--rtt 2ms --bandwidth 5gbit --loss 0.1% --mtu 1500`). */
 export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
-  const rttS = parseDuration(input.rtt ?? LAB_DEFAULTS.rtt, `${prefix}rtt`);
-  if (rttS > 10) throw UsageError.invalid(`${prefix}rtt`, input.rtt, 'at most 10s');
   const opts: LabOptions = {
-    rttMs: rttS * 1000,
+    rttMs: checkOption('labRtt', input.rtt ?? OPTIONS.labRtt.default, `${prefix}rtt`),
     loss: parsePercent(input.loss ?? LAB_DEFAULTS.loss, `${prefix}loss`),
     mtu: checkWhole('mtu', input.mtu ?? LAB_DEFAULTS.mtu, `${prefix}mtu`),
     congestion: parseCongestion(input.congestion ?? LAB_DEFAULTS.congestion, `${prefix}congestion`),

@@ -3,6 +3,7 @@
 // restored by the next lab or sweep command (restoreStaleSysctls, called by cleanStale).
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EnvironmentError } from '../errors.js';
 import { readBoundedJsonFile } from '../policy/json.js';
 import { alive } from '../sys/process.js';
 import { readSysctlText, writeSysctl } from '../sys/sysctl.js';
@@ -34,7 +35,7 @@ export function changeSysctls(values: Record<string, string | number>, pid = pro
   for (const name of Object.keys(values)) {
     if (state.original[name] !== undefined) continue;
     const v = readSysctlText(name);
-    if (v === undefined) throw new Error(`sysctl ${name} does not exist here`);
+    if (v === undefined) throw new EnvironmentError(`sysctl ${name} does not exist here`);
     state.original[name] = v;
   }
   mkdirSync(stateDir(), { recursive: true });

@@ -3,20 +3,10 @@
 // words the doctor and inspect use (src/policy/advice.ts). Pure: `alertRules()` builds the rules,
 // `rulesYaml()` writes the file `sockbuf exporter --print-rules` prints and docs/deploy/sockbuf-rules.yml holds.
 import { ADVICE, type Advice } from '../policy/advice.js';
+import type { AlertRule, RuleGroup } from './alert-rule.js';
 import { LIMITED_PCT } from './analyze.js';
 import { guardRules } from './guard-alerts.js';
 import { KNOWN_PROGRAMS } from './programs.js';
-
-/** One Prometheus alerting rule of sockbuf's exporter. */
-export interface AlertRule {
-  alert: string;
-  expr: string;
-  for: string;
-  /** severity, and for an alert that several rules share, what tells them apart */
-  labels: { severity: 'warning' | 'info'; series?: string };
-  /** runbook_url: the alert's section of docs/runbooks.md (RUNBOOKS), added by alertRules() */
-  annotations: { summary: string; description: string; runbook_url?: string };
-}
 
 /**
  * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
@@ -33,12 +23,6 @@ export function alertRules(): RuleGroup[] {
       annotations: { ...r.annotations, runbook_url: `${RUNBOOKS}#${r.alert.toLowerCase()}` },
     })),
   }));
-}
-
-/** A group of Prometheus rules, as a rules file holds it. */
-export interface RuleGroup {
-  name: string;
-  rules: AlertRule[];
 }
 
 /** The labels that name a socket series (exporter.ts socketSeries), with the exporter's instance. */

@@ -155,7 +155,11 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
       }
     });
   }
-  const host = await resolveFirst(opts.host ?? '127.0.0.1');
+  const name = opts.host ?? '127.0.0.1';
+  const host = await resolveFirst(name, {
+    option: 'listen',
+    value: formatHostPort({ host: name, port: opts.port ?? 9477 }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = formatHostPort({ host, port: opts.port ?? 9477 });

@@ -2,7 +2,7 @@
 // answering, a collector that fails, and a host series the other rules need that no job exports (an
 // alert over a missing series can never fire, and says nothing). Pure; alerts.ts adds them to the rules
 // file with every other group.
-import type { RuleGroup } from './alerts.js';
+import type { RuleGroup } from './alert-rule.js';
 
 /** node_exporter 1.5's default --collector.netstat.fields with TcpExt_TCPMemoryPressures added. */
 export const NETSTAT_FIELDS_WITH_PRESSURE =

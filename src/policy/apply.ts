@@ -25,6 +25,7 @@ import {
   socketFromFd,
 } from '../sys/socket.js';
 import { readSysctl } from '../sys/sysctl.js';
+import { formatHostPort } from './address.js';
 import {
   clampWarning,
   LIMIT_SYSCTL,
@@ -142,7 +143,7 @@ export async function connectPinned(
   to: { host: string; port: number },
   opts: ConnectPinnedOptions = {},
 ): Promise<{ socket: net.Socket; buffers: TcpBufferReport }> {
-  const addresses = await resolveHost(to.host);
+  const addresses = await resolveHost(to.host, { option: 'to', value: formatHostPort(to) });
   return tryEach(
     addresses,
     async (host, timeoutSeconds) => {
@@ -177,7 +178,7 @@ export async function listenPinned(
   at: { host: string; port: number },
   opts: ListenPinnedOptions = {},
 ): Promise<TcpBufferReport> {
-  const host = await resolveFirst(at.host);
+  const host = await resolveFirst(at.host, { option: 'listen', value: formatHostPort(at) });
   const fd = createSocket(host, SOCK_STREAM, IPPROTO_TCP);
   try {
     const buffers = applyTcpBuffers(fd, opts);

@@ -1,14 +1,24 @@
 // The option registry: each option declared once (its kind, range, default, unit, CLI flag, serve's
 // wire name, a doc line). The library checks its options against it, the CLI makes its commander options
-// from it (src/cli/options.ts), serve bounds its wire with it, and docs/cli/options.md is generated
+// from it (src/cli/declared.ts), serve bounds its wire with it, and docs/cli/options.md is generated
 // from it (npm run docs:cli). Pure: no I/O.
 import { UsageError } from '../errors.js';
+import {
+  formatBitRate,
+  formatDuration,
+  formatSize,
+  parseBitRate,
+  parseDuration,
+  parseSize,
+} from './units.js';
 
 /** What an option's value is: how it is parsed and said. */
 export type OptionKind =
   | 'count' // a whole number within [min, max]
   | 'size' // bytes: 8192, 256K, 2MiB, 2MB
   | 'duration' // 250us, 2ms, 1.5s, 1m
+  | 'bitRate' // bits per second: 10gbit, 500mbit, 1.2GB/s
+  | 'rate' // blast udp's pace: datagrams/s, a payload bit rate or 'max' (parsed with the datagram size)
   | 'choice'; // one of `choices`
 
 export interface OptionDecl {
@@ -19,11 +29,19 @@ export interface OptionDecl {
   readonly arg: string;
   /** The value may be left out (`--gro` alone is `--gro auto`'s `true`). */
   readonly optionalValue?: boolean;
+  /** The least value, in the base unit: bytes, seconds, bit/s (a count: the least whole number). */
   readonly min?: number;
+  /** The value must be more than this (a duration or a rate: more than 0). */
+  readonly above?: number;
+  /** The most, in the base unit. */
   readonly max?: number;
-  /** The value when none is given, where there is one (as the library takes it). */
+  /** The value when none is given, where there is one, as a user writes it ('10s', '128K', 64). */
   readonly default?: number | string;
   readonly choices?: readonly string[];
+  /**
+   * The unit of the number the library takes and checkOption() returns: 'bytes', 's', 'ms' or
+   * 'bit/s' (a duration given in 'ms' is still bounded and said in seconds).
+   */
   readonly unit?: string;
   /** The parameter's name on serve's wire, where a far end takes it. */
   readonly wire?: string;
@@ -38,6 +56,19 @@ const PER_CALL = { min: 1, max: 1024 } as const;
 
 /** The most sockets in one SO_REUSEPORT group a receiver opens. */
 const REUSEPORT_SOCKETS = { min: 1, max: 64 } as const;
+
+/**
+ * A socket buffer size that is asked for (SO_RCVBUF/SO_SNDBUF take an int): 1 B to 2 GiB − 1. The
+ * kernel clamps it further to rmem_max/wmem_max, and sockbuf reports that clamp.
+ */
+export const BUFFER_BYTES = { min: 1, max: 0x7fffffff, expected: '1 B to 2 GiB' } as const;
+const BUFFER = { min: BUFFER_BYTES.min, max: BUFFER_BYTES.max } as const;
+
+/** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
+export const MAX_DATAGRAM = 65_507;
+
+/** A probe's time: more than 0, at most an hour. */
+const PROBE_TIME = { above: 0, max: 3600, unit: 'ms' } as const;
 
 export const OPTIONS = {
   parallel: {
@@ -229,7 +260,11 @@ export const OPTIONS = {
     kind: 'duration',
     flag: '--coalesce',
     arg: 'duration',
+    // a batching window: longer would hold datagrams past any useful latency
+    min: 0,
+    max: 1,
     default: '1ms',
+    unit: 'ms',
     wire: 'coalesce',
     where: 'sink udp, createUdpReceiver, serve',
     doc: 'fill a batch for up to this long',
@@ -238,12 +273,159 @@ export const OPTIONS = {
     kind: 'size',
     flag: '--size',
     arg: 'size',
-    // at most the largest UDP payload (MAX_DATAGRAM, src/udp/sender-options.ts)
     min: 1,
+    max: MAX_DATAGRAM,
     default: 64,
     unit: 'bytes',
     where: 'blast udp, createUdpBlast',
     doc: 'payload bytes per datagram (24 or more to carry a sequence number)',
+  },
+  duration: {
+    kind: 'duration',
+    flag: '--duration',
+    arg: 'duration',
+    above: 0,
+    default: '10s',
+    unit: 's',
+    where: 'blast tcp, blast udp, runTcpBlast (seconds)',
+    doc: 'send for this long',
+  },
+  interval: {
+    kind: 'duration',
+    flag: '--interval',
+    arg: 'duration',
+    // a report more often than every 10 ms would cost more than what it reports
+    min: 0.01,
+    default: '1s',
+    unit: 's',
+    wire: 'interval',
+    where: 'blast tcp, sink tcp, runTcpBlast and runTcpSink (intervalSeconds), serve',
+    doc: 'report every',
+  },
+  stallTimeout: {
+    kind: 'duration',
+    flag: '--stall-timeout',
+    arg: 'duration',
+    above: 0,
+    default: '10s',
+    unit: 's',
+    where: 'blast tcp --bytes, runTcpBlast (stallSeconds)',
+    doc: 'with --bytes: give up when the receiver has taken nothing for this long (connecting included)',
+  },
+  frameSize: {
+    kind: 'size',
+    flag: '--size',
+    arg: 'size',
+    // from a frame's index to the largest frame a sink decodes (runTcpBlast checks both)
+    default: '128K',
+    unit: 'bytes',
+    where: 'blast tcp, runTcpBlast',
+    doc: 'frame payload bytes',
+  },
+  rate: {
+    kind: 'rate',
+    flag: '--rate',
+    arg: 'rate',
+    default: 'max',
+    where: 'blast udp, createUdpBlast',
+    doc: "datagrams/s (100k), payload bit rate (500mbit), or 'max'",
+  },
+  maxDuration: {
+    kind: 'duration',
+    flag: '--max-duration',
+    arg: 'duration',
+    above: 0,
+    max: 86_400,
+    default: '60s',
+    unit: 's',
+    where: 'serve, startServer (maxDurationSeconds)',
+    doc: 'longest test accepted',
+  },
+  maxBytes: {
+    kind: 'size',
+    flag: '--max-bytes',
+    arg: 'size',
+    min: 1,
+    default: '64GiB',
+    unit: 'bytes',
+    where: 'serve, startServer',
+    doc: 'most bytes one test may move',
+  },
+  idleTimeout: {
+    kind: 'duration',
+    flag: '--idle-timeout',
+    arg: 'duration',
+    above: 0,
+    max: 86_400,
+    default: '10s',
+    unit: 's',
+    where: 'serve, startServer (idleSeconds)',
+    doc: 'close a control connection that asks for no test this long',
+  },
+  bandwidth: {
+    kind: 'bitRate',
+    flag: '--bandwidth',
+    arg: 'rate',
+    above: 0,
+    // the fastest links carry a few Tbit/s
+    max: 10e12,
+    default: '10gbit',
+    unit: 'bit/s',
+    where: 'doctor, diagnose',
+    doc: 'the link rate one stream should reach',
+  },
+  rtt: {
+    kind: 'duration',
+    flag: '--rtt',
+    arg: 'duration',
+    above: 0,
+    // an RTT past a minute is no network's
+    max: 60,
+    default: '2ms',
+    unit: 'ms',
+    where: 'doctor, diagnose',
+    doc: 'the round-trip time to plan for',
+  },
+  labRtt: {
+    kind: 'duration',
+    flag: '--rtt',
+    arg: 'duration',
+    // 0: no delay line; the delay line holds at most 10 s
+    min: 0,
+    max: 10,
+    // the seeds' RTT, as doctor's
+    default: '2ms',
+    unit: 'ms',
+    where: 'lab, lab up, bench --lab rtt=…, parseLabSpec',
+    doc: 'round-trip time across the lab',
+  },
+  udpRcvbuf: {
+    kind: 'size',
+    flag: '--udp-rcvbuf',
+    arg: 'size',
+    ...BUFFER,
+    default: '8M',
+    unit: 'bytes',
+    where: 'doctor, diagnose',
+    doc: 'the UDP receive buffer wanted (as getsockopt reports it)',
+  },
+  probeDuration: {
+    kind: 'duration',
+    flag: '--probe-duration',
+    arg: 'duration',
+    ...PROBE_TIME,
+    default: '2s',
+    where: 'exporter, probeHandler (duration)',
+    doc: 'how long each probe sends',
+  },
+  probeMaxDuration: {
+    kind: 'duration',
+    flag: '--probe-max-duration',
+    arg: 'duration',
+    ...PROBE_TIME,
+    default: '10s',
+    where: 'exporter, probeHandler (maxDuration)',
+    doc: "the most one probe may take, connect to results (Prometheus's scrape timeout lowers it)",
   },
   receiver: {
     kind: 'choice',
@@ -293,6 +475,74 @@ export type OptionName = keyof typeof OPTIONS;
 export type CountOption = {
   [K in OptionName]: (typeof OPTIONS)[K]['kind'] extends 'count' ? K : never;
 }[OptionName];
+
+/** The options that take a size, a duration or a bit rate. */
+export type MeasureOption = {
+  [K in OptionName]: (typeof OPTIONS)[K]['kind'] extends 'size' | 'duration' | 'bitRate' ? K : never;
+}[OptionName];
+
+const MEASURES = {
+  size: { parse: parseSize, format: formatSize, noun: 'a size' },
+  duration: { parse: parseDuration, format: formatDuration, noun: 'a duration' },
+  bitRate: { parse: parseBitRate, format: formatBitRate, noun: 'a bit rate' },
+} as const;
+
+/** What `option` takes, in words ("a whole number from 1 to 64", "a duration more than 0 and at most 1 m"). */
+export function expected(option: OptionName): string {
+  const d: OptionDecl = OPTIONS[option];
+  if (d.kind === 'choice') return `one of ${d.choices?.join(', ')}`;
+  if (d.kind === 'count') return wholeRange(d.min ?? 0, d.max ?? Number.MAX_SAFE_INTEGER);
+  if (d.kind === 'rate') return "'max', a datagram rate such as 100k, or a bit rate such as 500mbit";
+  const { format, noun } = MEASURES[d.kind];
+  const f = (n: number) => {
+    if (n === 0) return '0';
+    if (d.kind === 'duration' && n >= 3600 && n % 3600 === 0) return `${n / 3600} h`;
+    // a size that is not a whole number of KiB (within a byte: 2 GiB − 1) is said in bytes
+    if (d.kind === 'size' && n % 1024 !== 0 && (n + 1) % 1024 !== 0) return `${n} B`;
+    return format(n);
+  };
+  if (d.min !== undefined && d.max !== undefined) return `${noun} from ${f(d.min)} to ${f(d.max)}`;
+  const low =
+    d.above !== undefined ? `more than ${f(d.above)}` : d.min !== undefined ? `at least ${f(d.min)}` : '';
+  const high = d.max === undefined ? '' : `at most ${f(d.max)}`;
+  const bounds = [low, high].filter(Boolean).join(' and ');
+  return bounds ? `${noun}${d.kind === 'size' ? ' of' : ''} ${bounds}` : noun;
+}
+
+/**
+ * `value` of a size, duration or bit-rate option (a string with its unit such as the CLI's '2ms', or a
+ * number in the declared `unit`), checked against the declared range, in the declared unit; or a
+ * UsageError naming `name` (the option as the caller wrote it; `option` by default). A count goes to
+ * checkWhole().
+ */
+export function checkOption(
+  option: MeasureOption | CountOption,
+  value: unknown,
+  name: string = option,
+): number {
+  const d: OptionDecl = OPTIONS[option];
+  if (d.kind === 'count') return checkWhole(option as CountOption, value, name);
+  const m = MEASURES[d.kind as keyof typeof MEASURES];
+  // a duration the library takes in milliseconds is bounded in seconds
+  const scale = d.unit === 'ms' ? 1e-3 : 1;
+  let base = Number.NaN;
+  if (typeof value === 'string') base = m.parse(value, name);
+  else if (typeof value === 'number') base = value * scale;
+  if (!within(option as MeasureOption, base)) throw UsageError.invalid(name, value, expected(option));
+  return base / scale;
+}
+
+/** Whether `base` (bytes, seconds, bit/s) is within `option`'s declared range. */
+export function within(option: MeasureOption, base: number): boolean {
+  const d: OptionDecl = OPTIONS[option];
+  return (
+    Number.isFinite(base) &&
+    (d.kind !== 'size' || Number.isSafeInteger(base)) &&
+    (d.min === undefined || base >= d.min) &&
+    (d.above === undefined || base > d.above) &&
+    (d.max === undefined || base <= d.max)
+  );
+}
 
 /** The option a far end takes as `wire` on serve's protocol, if one does. */
 export function optionOnWire(wire: string): OptionName | undefined {
@@ -345,12 +595,6 @@ export function checkChoice<K extends OptionName>(option: K, value: unknown, nam
     throw UsageError.invalid(name, value, `one of ${choices?.join(', ')}`);
   return String(value);
 }
-
-/**
- * A socket buffer size that is asked for (SO_RCVBUF/SO_SNDBUF take an int): 1 B to 2 GiB − 1. The
- * kernel clamps it further to rmem_max/wmem_max, and sockbuf reports that clamp.
- */
-export const BUFFER_BYTES = { min: 1, max: 0x7fffffff, expected: '1 B to 2 GiB' } as const;
 
 /** Whether `n` is a buffer size that can be asked for. */
 export const isBufferSize = (n: number) =>

@@ -4,22 +4,31 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ResolveError, UsageError } from '../errors.js';
 
-/** Every address of `host` in the resolver's order (an IP address is its own); ResolveError if none. */
-export async function resolveHost(host: string): Promise<string[]> {
+/** The option that carried a host name, as a program writes it (`to`), and its whole value (`host:port`). */
+export interface ResolveWhere {
+  option: string;
+  value?: string;
+}
+
+/**
+ * Every address of `host` in the resolver's order (an IP address is its own); ResolveError if none,
+ * naming `where`, the option that carried the name.
+ */
+export async function resolveHost(host: string, where?: ResolveWhere): Promise<string[]> {
   if (isIP(host)) return [host];
   let found: { address: string }[];
   try {
     found = await lookup(host, { all: true });
   } catch (e) {
-    throw new ResolveError(host, (e as NodeJS.ErrnoException).code ?? 'ENOTFOUND');
+    throw new ResolveError(host, (e as NodeJS.ErrnoException).code ?? 'ENOTFOUND', where);
   }
-  if (found.length === 0) throw new ResolveError(host, 'ENOTFOUND');
+  if (found.length === 0) throw new ResolveError(host, 'ENOTFOUND', where);
   return [...new Set(found.map((a) => a.address))];
 }
 
 /** The first address of `host`: where a listener binds (as net.Server#listen does with a name). */
-export async function resolveFirst(host: string): Promise<string> {
-  return (await resolveHost(host))[0];
+export async function resolveFirst(host: string, where?: ResolveWhere): Promise<string> {
+  return (await resolveHost(host, where))[0];
 }
 
 /** How long each address but the last may take to connect before the next is tried (Node's default). */

@@ -1,4 +1,4 @@
-// One strict parser for every option's value (the units the README lists). Pure: no I/O.
+// One strict parser for every option's value (the units docs/library.md#units-and-durations lists). Pure: no I/O.
 // Errors name the option and the value (UsageError.invalid), so the CLI can print them and exit 2.
 import { UsageError } from '../errors.js';
 

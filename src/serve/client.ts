@@ -22,13 +22,10 @@ import type { ParamValue } from './request.js';
 export class ServeRefused extends SockbufError {
   /** The server's reason, as its protocol names it (busy, refused, unauthorized …). */
   readonly reason: string;
-  readonly exitCode: number;
   constructor(reply: ErrorReply) {
     super(`sockbuf serve refused: ${reply.message}`, 'ERR_SOCKBUF_SERVE_REFUSED');
     this.name = 'ServeRefused';
     this.reason = reply.code;
-    // bad parameters are the user's to fix (2); busy, unauthorized, a far end that failed: 3
-    this.exitCode = reply.code === 'refused' || reply.code === 'bad-request' ? 2 : 3;
   }
 }
 

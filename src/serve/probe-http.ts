@@ -10,11 +10,9 @@
 import type http from 'node:http';
 import { isIP } from 'node:net';
 import { Counter } from 'prom-client';
-import { UsageError } from '../errors.js';
 import { formatHostPort, parseTo } from '../policy/address.js';
 import type { BufferSize } from '../policy/buffers.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { durationMs } from '../policy/units.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { probeMetrics, runProbe } from './probe.js';
 import { checkTarget, coversEverything, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
 import { PROBE_MODULES, PROBE_PORTS, type ProbeModule, type ProbeResult } from './probe-figures.js';
@@ -55,12 +53,6 @@ export function probeTimes(
       ? Math.min(capSeconds, t - Math.min(TIMEOUT_OFFSET_SECONDS, t / 2))
       : capSeconds;
   return { capSeconds: cap, seconds: Math.min(durationSeconds, cap - Math.min(RESERVE_SECONDS, cap / 2)) };
-}
-
-function seconds(value: number | string | undefined, fallback: number, option: string): number {
-  const s = value === undefined ? fallback : durationMs(value, option) / 1000;
-  if (!(s > 0 && s <= 3600)) throw UsageError.invalid(option, value, 'a duration from 1ms to 1h');
-  return s;
 }
 
 /** The most of a target an answer or a log line quotes: a longer one is cut, with its length said. */
@@ -107,8 +99,11 @@ export function parseProbeQuery(
 /** The /probe handler, its options checked at once (UsageError naming the option). */
 export function probeHandler(opts: ProbeOptions): ProbeHandler {
   const allow: ProbeAllowList = parseProbeAllow(opts.allow, 'allow');
-  const duration = seconds(opts.duration, 2, 'duration');
-  const maxDuration = seconds(opts.maxDuration, 10, 'maxDuration');
+  const duration =
+    checkOption('probeDuration', opts.duration ?? OPTIONS.probeDuration.default, 'duration') / 1000;
+  const maxDuration =
+    checkOption('probeMaxDuration', opts.maxDuration ?? OPTIONS.probeMaxDuration.default, 'maxDuration') /
+    1000;
   const maxConcurrent = checkWhole('maxConcurrent', opts.maxConcurrent ?? OPTIONS.maxConcurrent.default);
   const log = opts.log ?? (() => {});
   const everything = coversEverything(allow);

@@ -9,6 +9,7 @@
 // A test request names its kind and its parameters by the far end's option names; values are strings
 // in the CLI's syntax (`"256K"`, `"10s"`) or plain numbers (bytes, seconds). Unknown keys, unknown
 // kinds, wrong types and values beyond the server's caps are refused with a message naming them.
+import { PeerError } from '../errors.js';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -27,13 +28,16 @@ export type ErrorCode =
   | 'idle'
   | 'failed';
 
-/** Every refusal of a control line. `code` is sent to the peer with the message. */
-export class ProtocolError extends Error {
-  readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string) {
+/**
+ * Every refusal of a control line (`code` ERR_SOCKBUF_PROTOCOL): `reason` is the protocol's word for
+ * it, sent to the peer with the message.
+ */
+export class ProtocolError extends PeerError {
+  readonly reason: ErrorCode;
+  constructor(reason: ErrorCode, message: string) {
     super(message);
     this.name = 'ProtocolError';
-    this.code = code;
+    this.reason = reason;
   }
 }
 

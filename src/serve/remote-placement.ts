@@ -57,7 +57,7 @@ export const REMOTE_PLACEMENT = {
     const server = parseServer(String(o.remote));
     // a name that does not resolve stops the bench here (ResolveError, exit 3, said with --remote),
     // not in the first run's far end; the ends resolve it again themselves
-    await resolveHost(server.host);
+    await resolveHost(server.host, { option: 'remote', value: String(o.remote) });
     return remotePlacement(server, process.env.SOCKBUF_TOKEN);
   },
 };

@@ -2,13 +2,17 @@
 // end's options and bounded by the server's caps; parsing a request line; the far end's command line
 // from a request, and a request from a far end's command line. Pure: no sockets.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { UsageError } from '../errors.js';
 import { JsonLimitError, parseBoundedJson } from '../policy/json.js';
 import {
   type CountOption,
+  expected,
   expectedWhole,
+  MAX_DATAGRAM,
   OPTIONS,
   optionOnWire,
   wholeNumber,
+  within,
 } from '../policy/option-registry.js';
 import { parseBitRate, parseDuration, parsePacketRate, parseSize } from '../policy/units.js';
 import {
@@ -104,7 +108,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
       gro: 'gro',
     },
     test: { rate: 'rate', size: 'size', flows: 'whole', sndbuf: 'buffer', gso: 'flag' },
-    maxMessage: 65507,
+    maxMessage: MAX_DATAGRAM,
   },
 };
 
@@ -165,15 +169,16 @@ export function checkParam(
         return value as string;
       }
       case 'short': {
+        // coalesce, bounded as the receiver bounds it
         const s = asNumber(parseDuration);
-        if (!(s >= 0 && s <= 1)) wrong('a duration from 0 to 1s');
+        if (!within('coalesce', s)) wrong(expected('coalesce'));
         return s;
       }
       case 'duration':
       case 'interval': {
         const s = asNumber(parseDuration);
         if (!(s > 0)) wrong('a positive duration');
-        if (type === 'interval' && s < 0.01) wrong('an interval of at least 10ms');
+        if (type === 'interval' && !within('interval', s)) wrong(expected('interval'));
         if (s > limits.maxDurationSeconds)
           refuse(
             `parameter ${name}: ${shown} is longer than this server allows (${limits.maxDurationSeconds} s)`,
@@ -216,8 +221,10 @@ export function checkParam(
     }
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
-    // a UsageError from the units parser: it already names the parameter and the value
-    refuse(`parameter ${(err as Error).message.replace(/^invalid value for /, '')}`);
+    // a UsageError from the units parser names the parameter, the value and what it takes
+    if (err instanceof UsageError && err.expected !== undefined)
+      refuse(`parameter ${err.option ?? name}: '${err.value}' (expected ${err.expected})`);
+    refuse(`parameter ${name}: ${(err as Error).message}`);
   }
   return wrong('a known parameter type');
 }

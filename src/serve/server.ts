@@ -8,8 +8,8 @@
 import net from 'node:net';
 import { newSecret } from '../ends/hello.js';
 import { UsageError } from '../errors.js';
-import type { HostPort } from '../policy/address.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { formatHostPort, type HostPort } from '../policy/address.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { VERSION } from '../sys/package.js';
 import type { SpawnSpec } from '../sys/process.js';
@@ -79,13 +79,9 @@ function plainAddress(a: string | undefined): string {
 
 /** The limits a server is started with, checked before it listens (names as a program writes them). */
 function checkOptions(opts: ServeOptions): void {
-  for (const name of ['maxDurationSeconds', 'idleSeconds'] as const) {
-    const v = opts[name];
-    if (!(typeof v === 'number' && v > 0 && v <= 86400))
-      throw UsageError.invalid(name, `${v} s`, '1ms to 24h');
-  }
-  if (!(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 1))
-    throw UsageError.invalid('maxBytes', opts.maxBytes, 'at least 1 byte');
+  checkOption('maxDuration', opts.maxDurationSeconds, 'maxDurationSeconds');
+  checkOption('idleTimeout', opts.idleSeconds, 'idleSeconds');
+  checkOption('maxBytes', opts.maxBytes);
   if (opts.maxPerClient !== undefined) checkWhole('maxPerClient', opts.maxPerClient);
   if (opts.token !== undefined && !(typeof opts.token === 'string' && opts.token.length > 0))
     throw UsageError.invalid('token', opts.token, 'a token');
@@ -134,7 +130,10 @@ class Server implements ServeHandle {
   }
 
   async listen(): Promise<void> {
-    const host = await resolveFirst(this.opts.listen.host);
+    const host = await resolveFirst(this.opts.listen.host, {
+      option: 'listen',
+      value: formatHostPort(this.opts.listen),
+    });
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen({ host, port: this.opts.listen.port, exclusive: true }, () => {
@@ -361,8 +360,8 @@ class Server implements ServeHandle {
   }
 
   private refuse(s: Session, err: ProtocolError): void {
-    this.log(`#${s.id} ${s.peer}: refused (${err.code}): ${err.message}`);
-    this.send(s, { type: 'error', code: err.code, message: err.message });
+    this.log(`#${s.id} ${s.peer}: refused (${err.reason}): ${err.message}`);
+    this.send(s, { type: 'error', code: err.reason, message: err.message });
   }
 
   /** (Re)starts the idle timer: a connection that sends no test request in time is closed. */

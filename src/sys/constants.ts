@@ -108,6 +108,7 @@ export const EBADF = 9;
 export const EAGAIN = 11;
 export const ENODEV = 19;
 export const EINVAL = 22;
+export const ENAMETOOLONG = 36;
 export const EMSGSIZE = 90;
 /** @internal (exported for its test) */
 export const EADDRNOTAVAIL = 99;
@@ -135,6 +136,7 @@ export const ERRNO_NAMES: Record<number, string> = {
   23: 'ENFILE',
   24: 'EMFILE',
   32: 'EPIPE',
+  36: 'ENAMETOOLONG',
   38: 'ENOSYS',
   88: 'ENOTSOCK',
   90: 'EMSGSIZE',

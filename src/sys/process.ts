@@ -199,6 +199,8 @@ export class Child {
   readonly process: ChildProcess;
   /** The last lines of its stderr (output 'pipe'). */
   readonly stderrTail: string[] = [];
+  /** Why it could not be started (spawn's error: ENOENT, EACCES …), when it could not. */
+  startError?: NodeJS.ErrnoException;
   code: number | null = null;
   signalCode: NodeJS.Signals | null = null;
   /** Resolves once it exited and its output was read (its pipes closed, or 2 s after exit). */
@@ -233,6 +235,7 @@ export class Child {
       : Promise.resolve();
     const exit = new Promise<void>((resolve) => {
       this.process.once('error', (err) => {
+        this.startError = err;
         this.stderrTail.push(`cannot start ${spec.file}: ${err.message}`);
         resolve();
       });
@@ -309,12 +312,28 @@ export class Child {
   }
 }
 
-/** Runs a command to its end with output passed through (input too); resolves to its exit status. */
-export async function runInherit(spec: SpawnSpec): Promise<number> {
+/**
+ * Runs a command to its end with output passed through (input too); resolves to its exit status.
+ * When `signal` aborts, the command gets SIGTERM.
+ */
+export async function runInherit(spec: SpawnSpec, opts: { signal?: AbortSignal } = {}): Promise<number> {
   const child = new Child(spec, { group: false, output: 'inherit' });
-  const { code, signal } = await child.exited;
-  if (code === null && signal === null) throw new Error(child.stderrTail.join('\n'));
+  const stop = () => child.signal('SIGTERM');
+  if (opts.signal?.aborted) stop();
+  else opts.signal?.addEventListener('abort', stop, { once: true });
+  const { code, signal } = await child.exited.finally(() => opts.signal?.removeEventListener('abort', stop));
+  if (code === null && signal === null) throw notStarted(child);
   return code ?? 128;
+}
+
+/** A child that could not be started: spawn's errno name (ENOENT …) and errno, its message as said. */
+function notStarted(child: Child): SockbufError {
+  const e = child.startError;
+  return new SockbufError(child.stderrTail.join('\n'), e?.code ?? 'ERR_SOCKBUF_COMMAND_FAILED', {
+    cause: e,
+    errno: typeof e?.errno === 'number' ? Math.abs(e.errno) : undefined,
+    syscall: e?.syscall,
+  });
 }
 
 export interface RunResult {
@@ -332,7 +351,7 @@ export async function run(spec: SpawnSpec, timeoutMs = 60_000): Promise<RunResul
   const { code, signal } = await child.exited;
   clearTimeout(timer);
   await child.stop(); // what of its group outlived it
-  if (code === null && signal === null) throw new Error(child.stderrTail.join('\n'));
+  if (code === null && signal === null) throw notStarted(child);
   return { code: code ?? 128, stdout: out.join('\n'), stderr: child.stderrTail.join('\n') };
 }
 

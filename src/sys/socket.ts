@@ -3,6 +3,7 @@ import net from 'node:net';
 import {
   AF_INET,
   AF_INET6,
+  EBADF,
   EINPROGRESS,
   ETIMEDOUT,
   F_GETFL,
@@ -17,6 +18,7 @@ import {
 } from './constants.js';
 import { call, callAsync, errno as errnoNow, fn, timespec } from './libc.js';
 import { decodeSockaddr, type Endpoint, encodeSockaddr, SOCKADDR_STORAGE } from './sockaddr.js';
+import { SockbufError } from './sockbuf-error.js';
 import { SysError } from './sys-error.js';
 
 /** socket(2) for the family of `host` (IPv4 or IPv6). */
@@ -129,7 +131,9 @@ export function fdOf(s: net.Socket | net.Server | object): number {
   const handle: HandleLike | undefined = anyS._handle ?? anyS[Symbol.for('sockbuf.handle')];
   const fd = handle?.fd;
   if (typeof fd !== 'number' || fd < 0)
-    throw new Error('socket has no file descriptor (not open yet, or closed)');
+    throw new SockbufError('socket has no file descriptor (not open yet, or closed)', 'EBADF', {
+      errno: EBADF,
+    });
   return fd;
 }
 
@@ -187,7 +191,7 @@ export function rewrapAccepted(
   // biome-ignore lint/suspicious/noExplicitAny: Node internals
   const a = accepted as any;
   const handle = a._handle;
-  if (!handle) throw new Error('accepted socket has no handle');
+  if (!handle) throw new SockbufError('accepted socket has no handle', 'EBADF', { errno: EBADF });
   a._handle = null;
   handle.owner = null;
   const s = new net.Socket({

@@ -14,8 +14,6 @@ export class SysError extends SockbufError {
 
 /** Raised by every call into the kernel on a platform other than Linux. */
 export class LinuxOnlyError extends SockbufError {
-  /** The CLI's exit status: the environment, not the input, is what is wrong (3). */
-  readonly exitCode = 3;
   constructor(what: string, platform: string = process.platform) {
     super(`${what}: sockbuf's kernel calls are Linux only (this is ${platform})`, 'ERR_SOCKBUF_LINUX_ONLY');
     this.name = 'LinuxOnlyError';

@@ -2,8 +2,9 @@
 // kernel hands over (and accepts) GSO super-packets of up to 64 KiB instead of MTU-sized ones.
 // linux/if_tun.h and linux/virtio_net.h.
 
-import { O_CLOEXEC, O_NONBLOCK, O_RDWR } from './constants.js';
+import { ENAMETOOLONG, O_CLOEXEC, O_NONBLOCK, O_RDWR } from './constants.js';
 import { call, errno, fn } from './libc.js';
+import { SockbufError } from './sockbuf-error.js';
 import { SysError } from './sys-error.js';
 
 export const IFF_TUN = 0x0001;
@@ -45,7 +46,8 @@ export interface TunOptions {
  * SIGKILL) and returns its fd. Packets read and written start with a 10-byte virtio_net_hdr.
  */
 export function openTun(name: string, opts: TunOptions = {}): TunDevice {
-  if (Buffer.byteLength(name) >= IFNAMSIZ) throw new Error(`tun name too long: ${name}`);
+  if (Buffer.byteLength(name) >= IFNAMSIZ)
+    throw new SockbufError(`tun name too long: ${name}`, 'ENAMETOOLONG', { errno: ENAMETOOLONG });
   const fd = call(
     'open',
     '/dev/net/tun',

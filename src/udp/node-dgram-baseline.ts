@@ -40,7 +40,10 @@ export interface DgramReceiver {
 
 export async function createDgramReceiver(o: DgramReceiverOptions): Promise<DgramReceiver> {
   const parsed = typeof o.listen === 'string' ? parseListen(o.listen) : o.listen;
-  const listen = { host: await resolveFirst(parsed.host), port: parsed.port };
+  const listen = {
+    host: await resolveFirst(parsed.host, { option: 'listen', value: formatHostPort(parsed) }),
+    port: parsed.port,
+  };
   const rcvbuf = o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf');
   const fd = createSocket(listen.host, SOCK_DGRAM);
   let report: UdpRcvbufReport;

@@ -3,6 +3,7 @@
 // look as if it refused (as quic-go's QUIC_GO_DISABLE_GSO), to test and to work around the fallbacks.
 
 import { EnvironmentError, UsageError } from '../errors.js';
+import { MAX_DATAGRAM } from '../policy/option-registry.js';
 import { EIO, ERRNO_NAMES } from '../sys/constants.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
 
@@ -54,7 +55,7 @@ export class GsoLimit {
   max: number;
   refusal: GsoRefusal | undefined;
   constructor(on: boolean) {
-    this.max = on ? 65507 : 0;
+    this.max = on ? MAX_DATAGRAM : 0;
   }
 
   /** Remembers a refusal of a run of `segment`-byte datagrams; the warning to give, the first time. */

@@ -5,7 +5,8 @@
 import type { Worker } from 'node:worker_threads';
 import { CMSG_INT_SPACE, NAME_SIZE } from '../sys/mmsg.js';
 import { decodeSockaddr, type Endpoint } from '../sys/sockaddr.js';
-import { spawnWorker } from '../sys/worker.js';
+import type { SockbufError } from '../sys/sockbuf-error.js';
+import { spawnWorker, type WorkerFailureMessage, workerFailure } from '../sys/worker.js';
 import type { ReaderData } from './reader.worker.js';
 import { COUNTER, CTRL, entryOf, type RingLayout } from './ring.js';
 
@@ -41,8 +42,8 @@ export interface Ring {
   names?: Buffer;
   msgIndex?: Uint16Array;
   exited: Promise<void>;
-  /** Why the thread stopped taking datagrams when nobody stopped it (it failed or ended). */
-  failure?: string;
+  /** Why the thread stopped taking datagrams when nobody stopped it: a SysError with its errno, or ERR_SOCKBUF_WORKER. */
+  failure?: SockbufError;
 }
 
 export interface ReaderSettings {
@@ -54,6 +55,8 @@ export interface ReaderSettings {
   addresses: boolean;
   /** Where every reader bumps a counter when it commits a batch (one for all sockets). */
   notify: Int32Array;
+  /** Whose reader it is, for its errors (the receiver's `host:port`). */
+  where: string;
 }
 
 /** Allocates the ring of socket `fd` (one scratch entry beyond `entries`) and starts its thread. */
@@ -99,34 +102,38 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
   };
   // a thread that fails or ends without being stopped will take nothing more: say it once, and wake
   // the consumer, whose next batch then throws instead of waiting for datagrams forever
-  const fail = (why: string) => {
+  const fail = (err: SockbufError) => {
     if (ring.failure) return;
-    ring.failure = why;
-    process.emitWarning(`sockbuf: ${why}`, { code: 'SOCKBUF_READER' });
+    ring.failure = err;
+    process.emitWarning(`sockbuf: ${err.message}`, { code: 'SOCKBUF_READER' });
     Atomics.add(s.notify, 0, 1);
     Atomics.notify(s.notify, 0);
   };
-  worker.on('message', (m: { error?: string }) => {
-    if (m.error) fail(`UDP reader stopped: ${m.error}`);
+  worker.on('message', (m: Partial<WorkerFailureMessage>) => {
+    if (m.error) fail(workerFailure(`${s.where}: UDP reader stopped`, m as WorkerFailureMessage));
   });
-  worker.on('error', (err) => fail(`UDP reader failed: ${err.message}`));
+  worker.on('error', (err) => fail(workerFailure(`${s.where}: UDP reader failed`, err)));
   worker.once('exit', (code) => {
     if (!Atomics.load(ring.ctrl, CTRL.DONE))
-      fail(`UDP reader thread ended (exit code ${code}) before it was stopped`);
+      fail(
+        workerFailure(s.where, {
+          error: `UDP reader thread ended (exit code ${code}) before it was stopped`,
+        }),
+      );
   });
   return ring;
 }
 
-/** Resolves once the thread says it runs; rejects if it fails or exits first. */
+/** Resolves once the thread says it runs; rejects (a SysError with its errno, or ERR_SOCKBUF_WORKER) if it fails or exits first. */
 export function readerReady(r: Ring): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const onMsg = (m: { ready?: boolean; error?: string }) => {
+    const onMsg = (m: { ready?: boolean } & Partial<WorkerFailureMessage>) => {
       if (m.ready) resolve();
-      else if (m.error) reject(new Error(`UDP reader failed: ${m.error}`));
+      else if (m.error) reject(workerFailure('UDP reader failed', m as WorkerFailureMessage));
     };
     r.worker.on('message', onMsg);
-    r.worker.once('error', (e) => reject(new Error(`UDP reader failed: ${e.message}`)));
-    r.worker.once('exit', () => reject(new Error('UDP reader thread exited')));
+    r.worker.once('error', (e) => reject(workerFailure('UDP reader failed', e)));
+    r.worker.once('exit', () => reject(workerFailure('UDP reader failed', { error: 'the thread exited' })));
   });
 }
 

@@ -11,7 +11,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { setThreadNice, setTimerSlack } from '../sys/libc.js';
 import { MsgVec, NAME_SIZE, ReadableWaiter, recvmmsg } from '../sys/mmsg.js';
-import { nowUs } from './clock.js';
+import { failureMessage } from '../sys/worker.js';
+import { napNs, nowUs } from './clock.js';
 import { splitGro } from './gro.js';
 import { COUNTER, CTRL, entryOf, isFull, type RingLayout } from './ring.js';
 
@@ -37,8 +38,6 @@ export interface ReaderData {
 
 const IDLE_WAIT_NS = 50e6;
 const MIN_POLL_NS = 100e3;
-/** Shorter naps than this are not worth a sleep: wait for the socket instead. */
-const MIN_NAP_NS = 20e3;
 /** The reader's timer slack: naps are tens to hundreds of microseconds. */
 const TIMER_SLACK_NS = 5e3;
 /**
@@ -49,15 +48,6 @@ const TIMER_SLACK_NS = 5e3;
  * sleeps whenever nothing is due, so it takes no more than it needs.
  */
 export const READER_NICE_BOOST = 10;
-
-/**
- * How long to nap before reading again: the time `missing` more messages take at `gapNs` apart, at
- * most `leftNs` (the rest of the coalesce window); 0 when too short to sleep for. Pure.
- */
-export function napNs(missing: number, gapNs: number, leftNs: number): number {
-  const t = Math.min(leftNs, missing * gapNs);
-  return t >= MIN_NAP_NS ? t : 0;
-}
 
 function run(d: ReaderData): void {
   const { fd, layout, gro, coalesceNs } = d;
@@ -181,6 +171,6 @@ if (parentPort && workerData) {
     parentPort.postMessage({ ready: true });
     run(workerData as ReaderData);
   } catch (err) {
-    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
+    parentPort.postMessage(failureMessage(err));
   }
 }

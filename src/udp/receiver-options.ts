@@ -3,8 +3,8 @@
 
 import { UsageError } from '../errors.js';
 import { type HostPort, parseListen } from '../policy/address.js';
-import { checkChoice, checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { durationMs, parseSize } from '../policy/units.js';
+import { checkChoice, checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { parseSize } from '../policy/units.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
@@ -85,7 +85,7 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
   if (gro && slot < 65536) throw UsageError.invalid('slot', slot, '65536 (64 KiB) with GRO');
   const batch = checkWhole('batch', options.batch ?? OPTIONS.batch.default);
   const sockets = checkWhole('sockets', options.sockets ?? OPTIONS.sockets.default);
-  const coalesce = durationMs(options.coalesce ?? OPTIONS.coalesce.default, 'coalesce') / 1000;
+  const coalesce = checkOption('coalesce', options.coalesce ?? OPTIONS.coalesce.default) / 1000;
   const rcvbuf = sizeOpt(options.rcvbuf, gro ? GRO_RCVBUF : 8 * 1024 * 1024, 'rcvbuf');
   const onFull = checkChoice('onFull', options.onFull ?? OPTIONS.onFull.default) as 'drop' | 'wait';
   const entries = checkWhole('ring', options.ring ?? defaultEntries(batch, slot));

@@ -39,12 +39,6 @@ export type { UdpBatch } from './reader-main.js';
 export type { UdpReceiverOptions } from './receiver-options.js';
 export type { UdpReceiverStats } from './receiver-stats.js';
 
-/** A socket made and bound elsewhere that a receiver reads (receiverOnSocket). */
-export interface AdoptedSocket {
-  fd: number;
-  rcvbufReport: UdpRcvbufReport;
-}
-
 /** A batched UDP receiver: recvmmsg in a reader thread, one batch per call (what createUdpReceiver resolves with). */
 export class UdpReceiver implements AsyncIterable<UdpBatch> {
   readonly host: string;
@@ -85,16 +79,12 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
   private readonly untrack: () => void;
   private readonly onAbort: (() => void) | undefined;
 
-  /** Whether close() closes the sockets (not when they were handed in: receiverOnSocket). */
-  private readonly ownsFds: boolean;
-
-  /** Use createUdpReceiver() (or receiverOnSocket() for a socket bound elsewhere). */
+  /** Use createUdpReceiver(). */
   constructor(
     private readonly o: ResolvedReceiverOptions,
     entries: number,
     gro: boolean,
     private readonly groOff?: string,
-    adopted?: AdoptedSocket,
   ) {
     this.gro = gro;
     this.addresses = o.addresses;
@@ -103,31 +93,26 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     this.hostBase = observeUdpHost();
     let port = o.listen.port;
     const fds = this.fds;
-    this.ownsFds = !adopted;
-    if (adopted) {
-      fds.push(adopted.fd);
-      this.rcvbufReport = adopted.rcvbufReport;
-    } else
-      try {
-        for (let i = 0; i < o.sockets; i++) {
-          const fd = createSocket(o.listen.host, SOCK_DGRAM);
-          fds.push(fd);
-          if (o.sockets > 1) setIntOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-          if (gro) setIntOption(fd, IPPROTO_UDP, UDP_GRO, 1);
-          const report = applyUdpRcvbuf(fd, o.rcvbuf as number);
-          if (i === 0) this.rcvbufReport = report;
-          bindFd(fd, { host: o.listen.host, port });
-          if (port === 0) port = localEndpoint(fd)?.port ?? 0;
-        }
-      } catch (e) {
-        for (const fd of fds) closeFd(fd);
-        if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
-          throw new EnvironmentError(
-            `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
-            { cause: e },
-          );
-        throw e;
+    try {
+      for (let i = 0; i < o.sockets; i++) {
+        const fd = createSocket(o.listen.host, SOCK_DGRAM);
+        fds.push(fd);
+        if (o.sockets > 1) setIntOption(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+        if (gro) setIntOption(fd, IPPROTO_UDP, UDP_GRO, 1);
+        const report = applyUdpRcvbuf(fd, o.rcvbuf as number);
+        if (i === 0) this.rcvbufReport = report;
+        bindFd(fd, { host: o.listen.host, port });
+        if (port === 0) port = localEndpoint(fd)?.port ?? 0;
       }
+    } catch (e) {
+      for (const fd of fds) closeFd(fd);
+      if (e instanceof SysError && ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code))
+        throw new EnvironmentError(
+          `cannot listen on ${formatHostPort({ host: o.listen.host, port })}: ${e.code}`,
+          { cause: e },
+        );
+      throw e;
+    }
     this.host = o.listen.host;
     this.port = port;
     this.untrack = trackSource({
@@ -159,6 +144,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         onFull: this.o.onFull,
         addresses: this.addresses,
         notify: this.notify,
+        where: this.address,
       };
       for (const fd of this.fds) this.rings.push(startReader(fd, settings));
       await Promise.all(this.rings.map(readerReady));
@@ -227,7 +213,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
         return undefined;
       // a reader thread that failed takes nothing more: waiting would be forever
       const failed = this.rings.find((r) => r.failure);
-      if (failed) throw new Error(`${this.address}: ${failed.failure}`);
+      if (failed?.failure) throw failed.failure;
       // biome-ignore lint/suspicious/noExplicitAny: Atomics.waitAsync is not in the ES2023 lib
       const w = (Atomics as any).waitAsync(this.notify, 0, seen);
       if (w.async) await w.value;
@@ -342,7 +328,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
       await this.stop();
       let committed = 0;
       for (const r of this.rings) committed += r.counters[COUNTER.RECEIVED];
-      if (this.ownsFds) for (const fd of this.fds) closeFd(fd);
+      for (const fd of this.fds) closeFd(fd);
       this.unread = committed - this.delivered;
     })();
     return this.closing;
@@ -357,7 +343,13 @@ let warnedGroOff = false;
 export async function createUdpReceiver(options: UdpReceiverOptions): Promise<UdpReceiver> {
   const r = resolveReceiverOptions(options);
   // a host name binds its first address (the options stay pure; the lookup is here)
-  r.options.listen = { host: await resolveFirst(r.options.listen.host), port: r.options.listen.port };
+  r.options.listen = {
+    host: await resolveFirst(r.options.listen.host, {
+      option: 'listen',
+      value: formatHostPort(r.options.listen),
+    }),
+    port: r.options.listen.port,
+  };
   // said once when gro: 'auto' was asked for; the default leaves the reason in stats().groOff only
   if (r.groOff !== undefined && options.gro === 'auto' && !warnedGroOff) {
     warnedGroOff = true;

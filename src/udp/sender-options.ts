@@ -2,13 +2,12 @@
 import { isIP } from 'node:net';
 import { SockbufError, UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { checkWhole, MAX_DATAGRAM, OPTIONS } from '../policy/option-registry.js';
 import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
 
-/** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
-export const MAX_DATAGRAM = 65507;
+export { MAX_DATAGRAM };
 
 /** What createUdpSender takes: the destination, the socket type, the batch, GSO and the send buffer. */
 export interface UdpSenderOptions {

@@ -107,7 +107,7 @@ export class UdpSender {
     else if (isIP(this.to.host)) this.open(this.to.host, sndbuf);
     else {
       const name = this.to.host;
-      this.opening = resolveFirst(name).then((host) => {
+      this.opening = resolveFirst(name, { option: 'to', value: formatHostPort(this.to) }).then((host) => {
         this.opening = undefined;
         if (!this.closed) this.open(host, sndbuf);
       });

@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { SysError } from '../errors.js';
 import { dupCloexec, epollAdd, epollCreate, eventFd, eventFdSignal } from '../sys/epoll.js';
 import { closeFd } from '../sys/socket.js';
-import { spawnWorker } from '../sys/worker.js';
+import { spawnWorker, type WorkerFailureMessage, workerFailure } from '../sys/worker.js';
 import { used } from './ring.js';
 import {
   BATCH,
@@ -22,6 +22,7 @@ import {
   SLOTS,
   sharedRingData,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
 /** One ring entry as a socket sees it: valid only while its onBatch runs. */
@@ -51,7 +52,6 @@ export interface ReaderSink {
   onReaderFailed(e: Error): void;
 }
 
-const WAKE_ID = -1;
 /** How long the thread outlives the last socket (a process that opens one socket per request keeps it). */
 const LINGER_MS = 2000;
 
@@ -156,12 +156,13 @@ class SharedReader {
           w.unref(); // again: Node refs a starting worker's port until it runs
           this.running = true;
           resolve();
-        } else if (m.error) this.fail(new SysError(m.syscall ?? 'reader', m.errno ?? 0, m.error), reject);
+        } else if (m.error)
+          this.fail(workerFailure('sockbuf/dgram: reader thread', m as WorkerFailureMessage), reject);
       });
-      w.on('error', (e) => this.fail(e, reject));
+      w.on('error', (e) => this.fail(workerFailure('sockbuf/dgram: reader thread', e), reject));
       w.once('exit', (code) => {
         if (this.worker === w)
-          this.fail(new Error(`sockbuf/dgram: reader thread exited (code ${code})`), reject);
+          this.fail(workerFailure('sockbuf/dgram', { error: `reader thread exited (code ${code})` }), reject);
       });
     });
   }

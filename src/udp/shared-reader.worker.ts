@@ -11,8 +11,10 @@ import { getPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { EPOLL_EVENT_SIZE, epollDel, epollEventAt, epollWait, eventFdDrain } from '../sys/epoll.js';
-import { errno, fn, setThreadNice } from '../sys/libc.js';
+import { fn, setThreadNice } from '../sys/libc.js';
 import { CMSG_TIMESPEC_SPACE, MsgVec, recvmmsg } from '../sys/mmsg.js';
+import { SysError } from '../sys/sys-error.js';
+import { failureMessage } from '../sys/worker.js';
 import { nowUs } from './clock.js';
 import { entryOf, isFull } from './ring.js';
 import {
@@ -26,10 +28,9 @@ import {
   type SharedRingData,
   SLOT,
   slotOf,
+  WAKE_ID,
 } from './shared-ring.js';
 
-/** The id the eventfd's events carry. */
-export const WAKE_ID = -1;
 const MAX_EVENTS = 256;
 /** How long the reader waits for the main thread to free an entry before it looks again. */
 const FULL_WAIT_MS = 5;
@@ -162,7 +163,7 @@ function run(d: SharedRingData, ready: () => void): void {
     const n = epollWait(d.epfd, events, MAX_EVENTS, IDLE_WAIT_MS);
     const waited = performance.now() - waitStart;
     if (n === -EINTR) continue;
-    if (n < 0) throw Object.assign(new Error('epoll_wait'), { errno: -n, syscall: 'epoll_wait' });
+    if (n < 0) throw new SysError('epoll_wait', -n);
     let wake = false;
     let read = 0;
     let full = false;
@@ -186,7 +187,6 @@ if (parentPort && workerData) {
     run(workerData as SharedRingData, () => port.postMessage({ ready: true }));
     parentPort.postMessage({ exited: true });
   } catch (err) {
-    const x = err as Error & { errno?: number; syscall?: string };
-    parentPort.postMessage({ error: x.message, errno: x.errno ?? errno(), syscall: x.syscall ?? 'reader' });
+    parentPort.postMessage(failureMessage(err));
   }
 }

@@ -14,6 +14,8 @@ export const NAME = 32;
 /** Socket slots: an id is slot | generation << 16. */
 export const SLOTS = 65536;
 export const COMMANDS = 1024;
+/** The id the eventfd's events carry in the reader's epoll set (a socket's id is never negative). */
+export const WAKE_ID = -1;
 
 /** Control words (Int32Array). */
 export const SCTRL = {

@@ -3,6 +3,7 @@
 // sizes). A full socket buffer holds the rest of the queue until the socket is writable again (as
 // libuv queues), so datagrams leave in the order they were given. Callbacks get (null, bytes) or
 // Node's error ('send EMSGSIZE 127.0.0.1:9'); without a callback an error is dropped, as node:dgram does.
+import { MAX_DATAGRAM } from '../policy/option-registry.js';
 import { EAGAIN, EMSGSIZE } from '../sys/constants.js';
 import { exceptionWithHostPort } from './dgram-errors.js';
 import type { SendCallback } from './socket-args.js';
@@ -22,7 +23,7 @@ export interface BatchTransport {
 }
 
 /** The largest datagram sent: 65535 − IPv4 header − UDP header (over IPv6 the kernel would take 20 more). */
-export const MAX_PAYLOAD = 65507;
+export const MAX_PAYLOAD = MAX_DATAGRAM;
 
 interface Refusal {
   errno: number;

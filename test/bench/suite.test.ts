@@ -61,7 +61,6 @@ test('runSuite: runs what it can, records skips and failures with reasons, one v
       entry('pair'),
       entry('missing', { scenario: 'not-a-scenario', issue: 42 }),
       entry('broken', { quick: ['--mode', 'fail-sender'] }),
-      entry('badopts', { quick: ['--no-such-option'] }),
       entry('lab', { placement: 'lab', lab: 'rtt=2ms' }),
     ],
     onEntry: (e, ev) => events.push(`${ev} ${e.id}`),
@@ -81,7 +80,6 @@ test('runSuite: runs what it can, records skips and failures with reasons, one v
   const reasons = Object.fromEntries((doc.skipped ?? []).map((s) => [s.scenario, s.reason]));
   assert.match(reasons.missing, /'not-a-scenario' is not built in yet \(issue 42\)/);
   assert.match(reasons.broken, /^failed: /);
-  assert.match(reasons.badopts, /bad options for pair/);
   assert.match(reasons.lab, process.getuid?.() === 0 ? /refused: no lab in this test/ : /needs root/);
   assert.ok(events.includes('start pair'));
   assert.equal(doc.params.suite, 'quick');
@@ -153,6 +151,19 @@ test('a seed that falls short of its criterion fails the suite (exit 1); skipped
     ['reproduced', 'skipped'],
   );
   assert.equal(suiteExitCode(holds), 0);
+});
+
+test('an entry whose options its scenario refuses is a UsageError before anything runs, not a skip', async () => {
+  const events: string[] = [];
+  await assert.rejects(
+    runSuite({
+      entries: [entry('pair'), entry('badopts', { quick: ['--no-such-option'] })],
+      onEntry: (e, ev) => events.push(`${ev} ${e.id}`),
+    }),
+    (err: unknown) =>
+      err instanceof UsageError && /bad options for pair \(--no-such-option\)/.test(err.message),
+  );
+  assert.deepEqual(events, []);
 });
 
 test('runSuite checks repeat before anything runs: 1 to 1000, a UsageError naming repeat', async () => {

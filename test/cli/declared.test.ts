@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { declared } from '../../src/cli/declared.js';
+import { diagnose } from '../../src/doctor/diagnose.js';
 import { UsageError } from '../../src/errors.js';
 import { createUdpReceiver } from '../../src/index.js';
 import { OPTIONS } from '../../src/policy/option-registry.js';
@@ -81,4 +82,35 @@ test("a declared option's commander Option carries the declaration: flag, doc, d
   assert.equal(sockets.defaultValue, OPTIONS.sockets.default);
   assert.deepEqual(declared('receiver').argChoices, [...OPTIONS.receiver.choices]);
   assert.equal(declared('gro').flags, '--gro [mode]');
+});
+
+test('sizes, durations and bit rates: doctor --rtt/--bandwidth/--udp-rcvbuf and blast udp --size say what diagnose and createUdpBlast say', async () => {
+  for (const [flag, value, options] of [
+    ['--rtt', '2m', { rtt: '2m' }],
+    ['--rtt', '0ms', { rtt: '0ms' }],
+    ['--bandwidth', '20tbit', { bandwidth: '20tbit' }],
+    ['--udp-rcvbuf', '4GiB', { udpRcvbuf: '4GiB' }],
+  ] as const) {
+    const cli = cliLine(['doctor', flag, value]);
+    assert.match(cli, new RegExp(`^sockbuf: invalid value for ${flag}: '${value}' \\(expected a `));
+    assert.equal(await libraryLine(() => diagnose({ ...options, sockets: false })), cli);
+  }
+  const size = cliLine(['blast', 'udp', '--to', '127.0.0.1:9', '--size', '65508']);
+  assert.equal(size, "sockbuf: invalid value for --size: '65508' (expected a size from 1 B to 65507 B)\n");
+  assert.equal(await libraryLine(() => createUdpBlast({ to: '127.0.0.1:9', size: '65508' })), size);
+});
+
+test('a size, duration or bit rate option is parsed by commander into the declared unit, its default too', () => {
+  const rtt = declared('rtt');
+  assert.equal(rtt.defaultValue, 2, 'doctor takes milliseconds');
+  assert.equal(rtt.defaultValueDescription, '2ms');
+  assert.equal(rtt.parseArg?.('1.5s', undefined), 1500);
+  assert.equal(declared('frameSize').defaultValue, 128 * 1024);
+  assert.equal(declared('bandwidth').parseArg?.('1gbit', undefined), 1e9);
+  // the library applies it: --bytes may replace --duration
+  assert.equal(declared('duration', undefined, true).defaultValue, undefined);
+  assert.throws(
+    () => declared('interval').parseArg?.('5ms', undefined),
+    /--interval: '5ms' \(expected a duration at least 10 ms\)/,
+  );
 });

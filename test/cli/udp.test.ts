@@ -186,7 +186,7 @@ test('blast udp: a run that sent nothing, or into a closed port, exits 1 saying 
     spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
   const none = cli('blast', 'udp', '--to', '127.0.0.1:9', '--rate', '1', '--duration', '100ms');
   assert.equal(none.status, 1, none.stderr);
-  assert.match(none.stderr, /no datagram was sent in --duration 100ms .*nothing was measured/);
+  assert.match(none.stderr, /no datagram was sent in --duration 100 ms .*nothing was measured/);
   assert.match(none.stdout, /NOT kept/);
   // a port nothing listens on: the kernel reports the ICMP refusals on later sends
   const closed = dgram.createSocket('udp4');

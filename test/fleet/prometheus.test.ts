@@ -10,7 +10,7 @@
 // test of minutes); the expressions are the shipped ones, unchanged. Everything started here (the
 // prometheus and exporter processes by pid, sockets, the temp dir) is removed in `finally`.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,34 +22,19 @@ import { freePort } from '../../scripts/lib/ports.js';
 import { connect, createUdpReceiver, createUdpSender, listenPinned } from '../../src/index.js';
 import { startExporter } from '../../src/tools.js';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
+import {
+  type Alert,
+  type Prometheus,
+  type Running,
+  rulesWithShortFor,
+  run,
+  startPrometheus,
+  stop,
+} from '../lib/prometheus.js';
 
 const DOCS = new URL('../../docs/deploy/', import.meta.url);
 /** How long the alerts get to fire: flags need two scrapes, then `for` (1s) and an evaluation. */
 const DEADLINE_MS = 45_000;
-
-interface Alert {
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  state: string;
-}
-
-/** A child whose output is kept for the failure message; resolves its exit. */
-function run(cmd: string, args: string[]) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout?.on('data', (d) => (log = (log + d).slice(-20_000)));
-  child.stderr?.on('data', (d) => (log = (log + d).slice(-20_000)));
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  return { child, exited, log: () => log };
-}
-
-async function stop(p: { child: ChildProcess; exited: Promise<number | null> } | undefined) {
-  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill('SIGTERM');
-  const t = setTimeout(() => p.child.kill('SIGKILL'), 5000);
-  await p.exited;
-  clearTimeout(t);
-}
 
 /** A plain Node server whose connections read 64 KiB every 5 ms: slower than a loopback sender. */
 function slowServer(): net.Server {
@@ -74,8 +59,8 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
   const stopping = new AbortController();
   const cleanup: (() => unknown)[] = [];
   const waits: Promise<unknown>[] = [];
-  let exporter: ReturnType<typeof run> | undefined;
-  let prometheus: ReturnType<typeof run> | undefined;
+  let exporter: Running | undefined;
+  let prometheus: Prometheus | undefined;
   try {
     // Prometheus starts first: it scrapes nothing before its target discovery's first update, which
     // comes about 5 s after start (fixed in Prometheus 2.42); the exporter and the load start meanwhile
@@ -84,33 +69,16 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
     cleanup.push(() => app.close());
     const exporterTarget = `127.0.0.1:${exporterPort}`;
     const appTarget = new URL(app.url).host;
-    // the shipped rules with `for` cut to 1s
-    const shipped = readFileSync(new URL('sockbuf-rules.yml', DOCS), 'utf8');
-    const fors = shipped.match(/^ {8}for: "\d+m"$/gm) ?? [];
+    // the shipped rules (docs/deploy/sockbuf-rules.yml is rulesYaml(): test/observe/alerts.test.ts) with `for` cut to 1s
+    const { text, fors } = rulesWithShortFor();
     assert.equal(
-      fors.length,
-      (shipped.match(/^ {6}- alert: /gm) ?? []).length,
+      fors,
+      (text.match(/^ {6}- alert: /gm) ?? []).length,
       'every shipped rule has a for: of minutes',
     );
-    writeFileSync(join(dir, 'rules.yml'), shipped.replace(/^( {8}for: )"\d+m"$/gm, '$1"1s"'));
-    const config = {
-      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
-      rule_files: [join(dir, 'rules.yml')],
-      scrape_configs: [
-        { job_name: 'sockbuf', static_configs: [{ targets: [exporterTarget] }] },
-        // the application: sockbuf's own sockets (registerMetrics), the dashboard's in-process panels
-        { job_name: 'app', static_configs: [{ targets: [appTarget] }] },
-      ],
-    };
-    writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config)); // JSON is YAML
-    prometheus = run('prometheus', [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ]);
-    const started = performance.now();
-    prometheus.child.on('error', (e) => assert.fail(`prometheus: ${e.message} (Debian package prometheus)`));
+    // the application: sockbuf's own sockets (registerMetrics), the dashboard's in-process panels
+    prometheus = startPrometheus(dir, promPort, { sockbuf: [exporterTarget], app: [appTarget] });
+    const { api, started } = prometheus;
     // the exporter as installed: the CLI
     exporter = run(process.execPath, [
       ...SOCKBUF_ARGV,
@@ -170,24 +138,8 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
     // a first sample while the load runs, so that Prometheus's first scrape has ratios over an interval
     await (await fetch(`http://${exporterTarget}/metrics`)).text();
 
-    const api = async (path: string) => {
-      const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/${path}`);
-      const body = (await res.json()) as { status: string; data: unknown; error?: string };
-      assert.equal(body.status, 'success', `${path}: ${body.error}`);
-      return body.data;
-    };
-
     // ready: the TSDB is open (503 before)
-    for (;;) {
-      assert.equal(prometheus.child.exitCode, null, `prometheus exited: ${prometheus.log()}`);
-      assert.ok(performance.now() - started < DEADLINE_MS, `prometheus not ready: ${prometheus.log()}`);
-      const ok = await fetch(`http://127.0.0.1:${promPort}/-/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await sleep(100);
-    }
+    await prometheus.ready(DEADLINE_MS);
 
     // the alerts that must fire, each matched by its labels
     const wanted: Record<string, Record<string, string>> = {
@@ -205,8 +157,7 @@ test('a real Prometheus fires the pinned-socket and UDP-drop alerts and answers 
           Object.entries(wanted[name]).every(([k, v]) => a.labels[k] === v),
       );
     while (performance.now() - started < DEADLINE_MS) {
-      assert.equal(prometheus.child.exitCode, null, `prometheus exited: ${prometheus.log()}`);
-      alerts = ((await api('alerts')) as { alerts: Alert[] }).alerts;
+      alerts = await prometheus.alerts();
       process.stderr.write(
         `${((performance.now() - started) / 1000).toFixed(1)} ${Object.keys(wanted)
           .map(
@@ -301,9 +252,9 @@ test('over TLS with basic auth: a wrong password gets 401, a missing series and 
   timeout: 90_000,
 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sockbuf-prometheus-tls-'));
-  let exporter: ReturnType<typeof run> | undefined;
-  let node: ReturnType<typeof run> | undefined;
-  let prometheus: ReturnType<typeof run> | undefined;
+  let exporter: Running | undefined;
+  let node: Running | undefined;
+  let prometheus: Prometheus | undefined;
   try {
     const [exporterPort, nodePort, promPort] = [await freePort(), await freePort(), await freePort()];
     execFileSync(
@@ -320,32 +271,18 @@ test('over TLS with basic auth: a wrong password gets 401, a missing series and 
         `basic_auth_users:\n  prometheus: ${bcrypt.hashSync(password, 10)}\n`,
     );
     const target = `127.0.0.1:${exporterPort}`;
-    const shipped = readFileSync(new URL('sockbuf-rules.yml', DOCS), 'utf8');
-    writeFileSync(join(dir, 'rules.yml'), shipped.replace(/^( {8}for: )"\d+m"$/gm, '$1"1s"'));
-    const tlsJob = (job_name: string, pass: string) => ({
-      job_name,
+    const tlsJob = (pass: string) => ({
       scheme: 'https',
       tls_config: { ca_file: join(dir, 'tls.crt') },
       basic_auth: { username: 'prometheus', password: pass },
       static_configs: [{ targets: [target] }],
     });
-    const config = {
-      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
-      rule_files: [join(dir, 'rules.yml')],
-      scrape_configs: [
-        tlsJob('sockbuf', password),
-        tlsJob('sockbuf-wrong-password', 'guess'),
-        { job_name: 'node', static_configs: [{ targets: [`127.0.0.1:${nodePort}`] }] },
-      ],
-    };
-    writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config));
-    prometheus = run('prometheus', [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ]);
-    const started = performance.now();
+    prometheus = startPrometheus(dir, promPort, {
+      sockbuf: tlsJob(password),
+      'sockbuf-wrong-password': tlsJob('guess'),
+      node: [`127.0.0.1:${nodePort}`],
+    });
+    const { api, started } = prometheus;
     node = run('prometheus-node-exporter', [
       `--web.listen-address=127.0.0.1:${nodePort}`,
       '--collector.disable-defaults',
@@ -396,18 +333,11 @@ test('over TLS with basic auth: a wrong password gets 401, a missing series and 
     assert.match(refused, /^www-authenticate: Basic/im);
     assert.doesNotMatch(refused, /sockbuf_/);
 
-    const api = async (path: string) => {
-      const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/${path}`);
-      const body = (await res.json()) as { status: string; data: unknown; error?: string };
-      assert.equal(body.status, 'success', `${path}: ${body.error}`);
-      return body.data;
-    };
-    const alerts = async () => ((await api('alerts')) as { alerts: Alert[] }).alerts;
     const until = async (what: string, done: (a: Alert[]) => boolean) => {
       let seen: Alert[] = [];
       while (performance.now() - started < DEADLINE_MS * 1.5) {
         assert.equal(prometheus?.child.exitCode, null, `prometheus exited: ${prometheus?.log()}`);
-        seen = await alerts().catch(() => []);
+        seen = await (prometheus as Prometheus).alerts().catch(() => []);
         if (done(seen)) return seen;
         await sleep(250);
       }

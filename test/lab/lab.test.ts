@@ -71,6 +71,26 @@ test('an exception in the callback still takes the lab down', { skip }, async ()
   assert.deepEqual(leftovers(process.pid), []);
 });
 
+test("a lab installs no signal handler and can be disposed: signals are its caller's", { skip }, () => {
+  // in a fresh process: this one's earlier labs would hide a handler installed once per process
+  const lab = new URL('../../src/lab/lab.ts', import.meta.url).href;
+  const code = [
+    `const { Lab } = await import(${JSON.stringify(lab)});`,
+    "const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];",
+    'const before = signals.map((s) => process.listenerCount(s));',
+    'const lab = await Lab.create({ rttMs: 1 });',
+    'const after = signals.map((s) => process.listenerCount(s));',
+    'await lab[Symbol.asyncDispose]();',
+    'console.log(JSON.stringify({ before, after, pid: process.pid }));',
+  ].join('\n');
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+  });
+  const r = JSON.parse(out) as { before: number[]; after: number[]; pid: number };
+  assert.deepEqual(r.after, r.before, 'Lab.create added a signal listener');
+  assert.deepEqual(leftovers(r.pid), [], 'asyncDispose took the lab down');
+});
+
 test('SIGTERM to the lab process takes its lab down', { skip }, async () => {
   const { child, pid } = await holder();
   assert.ok(leftovers(pid).length >= 2);

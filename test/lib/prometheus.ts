@@ -2,8 +2,8 @@
 // rules against a real exporter: on loopback, storage in the caller's temp dir, 1 s scrape and
 // evaluation intervals, the rules `sockbuf exporter --print-rules` prints (rulesYaml(), what the
 // shipped rules file holds) with every `for:` cut to 1 s (the shipped minutes would make a test of
-// minutes; the expressions are the shipped ones, unchanged). What test/fleet/prometheus.test.ts does
-// inline, for test/real/rabbitmq.test.ts.
+// minutes; the expressions are the shipped ones, unchanged). For test/fleet/prometheus.test.ts and
+// test/real/rabbitmq.test.ts.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -61,19 +61,23 @@ export interface Prometheus extends Running {
 }
 
 /**
- * Starts prometheus on 127.0.0.1:`port` scraping `jobs` (job name → targets) every second with the
- * shipped rules (`for:` cut). It scrapes nothing before its target discovery's first update, about
- * 5 s after start (fixed in Prometheus 2.42): start it first.
+ * Starts prometheus on 127.0.0.1:`port` scraping `jobs` every second with the shipped rules (`for:`
+ * cut): job name → its targets, or → the rest of its scrape config (scheme, tls_config, basic_auth,
+ * static_configs …). It scrapes nothing before its target discovery's first update, about 5 s after
+ * start (fixed in Prometheus 2.42): start it first.
  */
-export function startPrometheus(dir: string, port: number, jobs: Record<string, string[]>): Prometheus {
+export function startPrometheus(
+  dir: string,
+  port: number,
+  jobs: Record<string, string[] | Record<string, unknown>>,
+): Prometheus {
   writeFileSync(join(dir, 'rules.yml'), rulesWithShortFor().text);
   const config = {
     global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
     rule_files: [join(dir, 'rules.yml')],
-    scrape_configs: Object.entries(jobs).map(([job_name, targets]) => ({
-      job_name,
-      static_configs: [{ targets }],
-    })),
+    scrape_configs: Object.entries(jobs).map(([job_name, job]) =>
+      Array.isArray(job) ? { job_name, static_configs: [{ targets: job }] } : { job_name, ...job },
+    ),
   };
   writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config)); // JSON is YAML
   const p = run('prometheus', [

@@ -238,7 +238,7 @@ test('a port in use is an EnvironmentError (exit 3) that names the address', asy
     const port = (taken.address() as net.AddressInfo).port;
     await assert.rejects(startExporter({ port }), (e: unknown) => {
       assert.ok(e instanceof EnvironmentError);
-      assert.equal(e.exitCode, 3);
+      assert.equal(e.code, 'EADDRINUSE');
       assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${port} is already in use`));
       return true;
     });

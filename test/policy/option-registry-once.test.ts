@@ -1,7 +1,9 @@
 // Every option's range and default appears once in the source: in its declaration (src/policy/option-registry.ts).
 // The known ways they were restated before (issue 38 item 3) are searched for in src/: a default after
 // `??`, a range beside the option's name or flag, a commander definition or a scenario's flags string
-// that spells a declared option again, a whole-number regex or a parseCount() of its own.
+// that spells a declared option again, a whole-number regex or a parseCount() of its own; for sizes,
+// durations and rates also a default beside the flag ('--rtt <duration>', …, '2ms'), a bound of its own
+// (86400 beside maxDurationSeconds, MAX_RTT_SECONDS = 60, s <= 3600) and the largest datagram again.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -51,14 +53,30 @@ test('no declared default is restated after ?? (batch ?? 64, flows ?? 1, maxConc
 
 test("no declared range is restated beside the option's name or flag (flows 1–1024, maxConcurrent 1–64, ports …)", () => {
   const found = decls.flatMap(([name, d]) => {
-    // a small bound (threads: 1 | 2) is also a type; those are not searched
-    if (d.kind !== 'count' || (d.max ?? 0) < 10) return [];
+    // a small bound (threads: 1 | 2, an RTT of 60 s) is also a type or a figure of speech; not searched
+    if ((d.max ?? 0) < 100) return [];
     const who = `(\\b${name}\\b|${quote(d.flag)}\\b)`;
     // a number in a product (128 * 1024 * 1024) is a size, not the bound
     const bound = `(?<!\\*\\s?)\\b(${d.max}|${String(d.max).replace(/\B(?=(\d{3})+$)/g, '_')})\\b(?!\\s?\\*)`;
     return restated(new RegExp(`${who}[^\\n]*${bound}|${bound}[^\\n]*${who}`));
   });
   found.push(...restated(/MAX_FLOWS\s*=\s*\d/), ...restated(/port[^\n]*\b(65535|65_535)\b/i));
+  // the ranges of sizes, durations and rates once written beside their checks
+  found.push(
+    ...restated(/MAX_(RTT_SECONDS|BANDWIDTH_BITS)\s*=/),
+    ...restated(/(duration|idle)[^\n]*\b(86400|86_400)\b|\b(10e12|65507|65_507)\b/i),
+    ...restated(/\bs\s*<=?\s*(1|3600)\b|\bs\s*<\s*0\.01\b|\brttS\s*>\s*10\b/),
+  );
+  assert.deepEqual(found, []);
+});
+
+test("no size, duration or rate's default is written beside its flag again (--rtt … '2ms', --size … '128K')", () => {
+  const found = decls.flatMap(([, d]) => {
+    if (d.kind === 'count' || d.kind === 'choice' || d.default === undefined) return [];
+    const again = new RegExp(`'${quote(d.flag)} [<[][^\n]*'${quote(String(d.default))}'`);
+    // a scenario's --duration is its own: how long each run of it lasts
+    return restated(again, (p) => !(d.flag === '--duration' && p.startsWith('bench/scenarios/')));
+  });
   assert.deepEqual(found, []);
 });
 

@@ -15,7 +15,7 @@ test('an address is its own; a name gives every address; an unknown name is a Re
   assert.ok((await resolveHost(hostname())).length >= 1);
   await assert.rejects(resolveHost('no-such-host.invalid'), (e: unknown) => {
     assert.ok(e instanceof ResolveError && e instanceof EnvironmentError);
-    assert.equal(e.exitCode, 3);
+    assert.equal(e.option, undefined, 'no option given');
     assert.equal(e.host, 'no-such-host.invalid');
     assert.match(e.message, /no-such-host\.invalid/);
     return true;

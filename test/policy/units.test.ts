@@ -58,7 +58,7 @@ test('bad values are UsageErrors (exit 2) naming the option and the value', () =
   for (const [f, msg] of bad) {
     assert.throws(f, (e: unknown) => {
       assert.ok(e instanceof UsageError);
-      assert.equal(e.exitCode, 2);
+      assert.equal(e.code, 'ERR_SOCKBUF_USAGE');
       assert.match(e.message, msg);
       return true;
     });

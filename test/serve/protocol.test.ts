@@ -16,7 +16,7 @@ const req = (o: object) => JSON.stringify({ v: 1, ...o });
 function refusedWith(line: string, code: string, message: RegExp, token?: string) {
   assert.throws(
     () => parseRequest(line, limits, token),
-    (e: unknown) => e instanceof ProtocolError && e.code === code && message.test(e.message),
+    (e: unknown) => e instanceof ProtocolError && e.reason === code && message.test(e.message),
   );
 }
 
@@ -96,7 +96,7 @@ test('hostile lines are refused with a message naming what is wrong', () => {
     /not a string or a number/,
   );
   refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 1e6 } }), 'refused', /1 to 128/);
-  refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /at least 10ms/);
+  refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /at least 10 ms/);
   refusedWith(
     req({ type: 'test', kind: 'tcp', params: { duration: 'banana' } }),
     'refused',
@@ -179,7 +179,7 @@ test('LineDecoder: an over-cap line throws once the cap is passed, never bufferi
   d.push(Buffer.from('x'.repeat(16)));
   assert.throws(
     () => d.push(Buffer.from('y')),
-    (e: unknown) => e instanceof ProtocolError && e.code === 'too-long',
+    (e: unknown) => e instanceof ProtocolError && e.reason === 'too-long',
   );
   assert.equal(d.pending, 0);
   assert.throws(() => new LineDecoder(16).push(Buffer.from(`${'z'.repeat(17)}\n`)), /longer than 16 bytes/);
@@ -272,6 +272,6 @@ test('udp far-end options: a coalescing window under 10 ms, --gro alone or with 
   refusedWith(
     req({ type: 'test', kind: 'udp', params: { coalesce: '5s' } }),
     'refused',
-    /coalesce: '5s' is not a duration from 0 to 1s/,
+    /coalesce: '5s' is not a duration from 0 to 1 s/,
   );
 });

@@ -370,11 +370,15 @@ test('a far end that prints a line nested 100 000 deep: the line is skipped, the
 
 test('startServer checks its own limits: a UsageError naming each, before it listens', async () => {
   const bad: [Partial<ServeOptions>, string, RegExp][] = [
-    [{ maxDurationSeconds: 0 }, 'maxDurationSeconds', /maxDurationSeconds: '0 s' \(expected 1ms to 24h\)/],
-    [{ maxDurationSeconds: 86401 }, 'maxDurationSeconds', /'86401 s'/],
-    [{ idleSeconds: 0 }, 'idleSeconds', /idleSeconds: '0 s'/],
-    [{ idleSeconds: Number.NaN }, 'idleSeconds', /idleSeconds: 'NaN s'/],
-    [{ maxBytes: 0 }, 'maxBytes', /maxBytes: '0' \(expected at least 1 byte\)/],
+    [
+      { maxDurationSeconds: 0 },
+      'maxDurationSeconds',
+      /maxDurationSeconds: '0' \(expected a duration more than 0 and at most 24 h\)/,
+    ],
+    [{ maxDurationSeconds: 86401 }, 'maxDurationSeconds', /'86401'/],
+    [{ idleSeconds: 0 }, 'idleSeconds', /idleSeconds: '0'/],
+    [{ idleSeconds: Number.NaN }, 'idleSeconds', /idleSeconds: 'NaN'/],
+    [{ maxBytes: 0 }, 'maxBytes', /maxBytes: '0' \(expected a size of at least 1 B\)/],
     [{ token: '' }, 'token', /token: '' \(expected a token\)/],
     [{ maxPerClient: 0 }, 'maxPerClient', /maxPerClient: '0' \(expected a whole number from 1 to 4096\)/],
     [{ maxPerClient: 4097 }, 'maxPerClient', /'4097'/],

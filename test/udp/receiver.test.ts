@@ -94,7 +94,7 @@ test('a port already in use is refused with an EnvironmentError (exit 3)', async
   try {
     await assert.rejects(createUdpReceiver({ listen: `127.0.0.1:${s.address().port}` }), (e: unknown) => {
       assert.ok(e instanceof EnvironmentError);
-      assert.equal(e.exitCode, 3);
+      assert.equal(e.code, 'EADDRINUSE');
       assert.match(e.message, /EADDRINUSE/);
       return true;
     });

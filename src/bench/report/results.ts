@@ -6,13 +6,11 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { UsageError } from '../../errors.js';
 import type { HostInfo } from '../../observe/proc.js';
-import { parseBoundedJson } from '../../policy/json.js';
+import { JsonLimitError, parseBoundedJson } from '../../policy/json.js';
 import { printable } from '../../policy/printable.js';
 import { SCHEMA } from '../../sys/package.js';
 import { clip } from './bounds.js';
-import { named } from './sources.js';
 
-export { mergeResults } from './sources.js';
 export { SCHEMA };
 
 /** A string from input, fit for an error message: control characters escaped, cut when long. */
@@ -156,7 +154,17 @@ export function parseResults(text: string, source = 'results'): ResultsDocument 
   } catch (err) {
     throw new UsageError(`results file '${quote(source)}' is not JSON: ${quote((err as Error).message)}`);
   }
-  return named(checkResults(doc, source), source);
+  const checked = checkResults(doc, source);
+  loadedNames.set(checked, source);
+  return checked;
+}
+
+// The file each parsed document was read from (a document made in memory has none): merging names its rows after it.
+const loadedNames = new WeakMap<object, string>();
+
+/** The file (or `source`) `doc` was parsed from, if it was. */
+export function loadedFrom(doc: ResultsDocument): string | undefined {
+  return loadedNames.get(doc);
 }
 
 /**
@@ -169,7 +177,10 @@ export function loadResults(files: string[]): ResultsDocument[] {
     try {
       const size = statSync(file).size;
       if (size > MAX_RESULTS_FILE_BYTES)
-        throw new Error(`${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`);
+        throw new JsonLimitError(
+          `${size} bytes, more than the ${MAX_RESULTS_FILE_BYTES} a results file may have`,
+          'too-long',
+        );
       text = readFileSync(file, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read results file '${quote(file)}': ${quote((err as Error).message)}`);

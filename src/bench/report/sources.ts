@@ -5,7 +5,7 @@
 
 import { UsageError } from '../../errors.js';
 import type { HostInfo } from '../../observe/proc.js';
-import type { ResultRow, ResultsDocument } from './results.js';
+import { loadedFrom, type ResultRow, type ResultsDocument } from './results.js';
 
 /** What a merged document keeps of each file it was made of. */
 export type SourceFile = { name: string } & Pick<
@@ -17,15 +17,6 @@ export type SourceFile = { name: string } & Pick<
 export interface Source {
   file?: string;
   doc: ResultsDocument;
-}
-
-// The file each loaded document was read from (loadResults records it; a document made in memory has none).
-const names = new WeakMap<object, string>();
-
-/** Records the file `doc` was read from; merging names its rows after it. */
-export function named(doc: ResultsDocument, file: string): ResultsDocument {
-  names.set(doc, file);
-  return doc;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -99,7 +90,7 @@ export function mergeResults(docs: ResultsDocument[], given: string[] = []): Res
   };
   const parts = docs.flatMap((d, i) =>
     sources(d).map((s) => ({
-      name: unique(s.file ?? given[i] ?? names.get(d) ?? `results ${i + 1}`),
+      name: unique(s.file ?? given[i] ?? loadedFrom(d) ?? `results ${i + 1}`),
       doc: s.doc,
     })),
   );

@@ -26,15 +26,17 @@ const scenario: Scenario<Params> = {
     { flags: '--bytes <size>', description: 'bytes per run', default: '4GiB' },
     {
       flags: '--readers <list>',
-      description: 'readers to compare (sink tcp --reader values)',
+      description: "readers to compare (sink tcp --reader values; '+' joins an adaptive reader's bounds)",
       default: DRAIN_READERS,
     },
   ],
   params: (o) => {
     const bytes = parseSizeIn(String(o.bytes), '--bytes', 1, Number.MAX_SAFE_INTEGER);
+    // an adaptive reader's bounds are joined with '+' in the list: adaptive:max=256K+poll=0
     const readers = parseList(String(o.readers), '--readers', (v, opt) => {
-      parseReader(v, opt);
-      return v;
+      const reader = v.replace(/\+/g, ',');
+      parseReader(reader, opt);
+      return reader;
     });
     return { bytes, readers };
   },

@@ -3,7 +3,7 @@
 // hash), read in batches with a coalesce window. Per run: datagrams/s received, packets per batch,
 // receiver CPU time per datagram ("time per packet"), and drops.
 
-import { checkWhole, parseWhole } from '../../policy/option-registry.js';
+import { checkWhole, OPTIONS, parseWhole } from '../../policy/option-registry.js';
 import { parseDuration, parseList, parseSize } from '../../policy/units.js';
 import { declaredOption } from '../options.js';
 import type { Scenario } from '../scenario.js';
@@ -30,7 +30,11 @@ const scenario: Scenario<Params> = {
       default: 'max',
     },
     declaredOption('flows', { description: 'producer sockets (distinct source ports)', default: '8' }),
-    { flags: '--coalesce <duration>', description: 'batch coalesce window', default: '1ms' },
+    {
+      flags: '--coalesce <duration>',
+      description: 'batch coalesce window',
+      default: OPTIONS.coalesce.default,
+    },
     { flags: '--size <size>', description: 'payload bytes (agave: 1232)', default: '1232' },
     { flags: '--duration <duration>', description: 'per run', default: '5s' },
     {

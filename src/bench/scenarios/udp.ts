@@ -10,7 +10,7 @@
 import { parseSendRate } from '../../ends/udp-blast.js';
 import { HEADER_BYTES } from '../../ends/udp-header.js';
 import { EnvironmentError } from '../../errors.js';
-import { checkWhole } from '../../policy/option-registry.js';
+import { checkWhole, MAX_DATAGRAM, OPTIONS } from '../../policy/option-registry.js';
 import { parseDuration, parseList, parsePercent, parseSize, parseSizeIn } from '../../policy/units.js';
 import { which } from '../../sys/process.js';
 import { declaredOption } from '../options.js';
@@ -42,7 +42,11 @@ const scenario: Scenario<Params> = {
       description: 'datagram rates of the ladder (or bit rates), max = as fast as it can',
       default: '100,1000,10000,100000,max',
     },
-    { flags: '--size <size>', description: 'payload bytes per datagram', default: '64' },
+    {
+      flags: '--size <size>',
+      description: 'payload bytes per datagram',
+      default: String(OPTIONS.blastSize.default),
+    },
     { flags: '--duration <duration>', description: 'per run (default 10s; 2s per trial with --find-max)' },
     { flags: '--find-max', description: 'search the highest loss-free rate per path instead of the ladder' },
     {
@@ -60,7 +64,13 @@ const scenario: Scenario<Params> = {
   params: (o) => {
     const size = String(o.size);
     // a datagram carries a 24-byte header (magic, sequence, timestamps); 65 507 B is UDP's most over IPv4
-    const bytes = parseSizeIn(size, '--size', HEADER_BYTES, 65507, 'a datagram carries a 24-byte header');
+    const bytes = parseSizeIn(
+      size,
+      '--size',
+      HEADER_BYTES,
+      MAX_DATAGRAM,
+      'a datagram carries a 24-byte header',
+    );
     const rates = parseList(String(o.rates), '--rates', (v, opt) => {
       parseSendRate(v, bytes, opt);
       return v;
@@ -88,7 +98,7 @@ const scenario: Scenario<Params> = {
       : p.paths.flatMap((path) => p.rates.map((rate) => ({ path, rate }))),
   ends: (pt, p) =>
     udpEnds(pt.path as UdpPath, {
-      rate: pt.rate ?? 'max',
+      rate: pt.rate ?? OPTIONS.rate.default,
       size: p.size,
       duration: p.duration,
       rcvbuf: p.rcvbuf,

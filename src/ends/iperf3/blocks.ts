@@ -1,6 +1,6 @@
 // A reverse test's sender: zeros in whole blocks of iperf3's `len`, as iperf3's server writes them.
 // Stopping on a block boundary is not enough for iperf3's client (its non-blocking reads were partial,
-// so its blocks straddle ours): the server ends each stream with a FIN at TEST_END (server.ts).
+// so its blocks straddle ours): the server ends each stream with a FIN at TEST_END (iperf3-sink.ts).
 import type net from 'node:net';
 import { WRITE_BYTES } from '../tcp-source.js';
 

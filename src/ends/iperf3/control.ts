@@ -1,7 +1,9 @@
 // iperf3's control connection as awaitable reads: a state byte, a length-prefixed JSON document, or
 // n bytes. The bytes come through the connection's reader (onData) and wait in a queue until asked
 // for; a read that cannot be met rejects when the connection closes or its timeout passes.
-import { parseBoundedJson } from '../../policy/json.js';
+
+import { PeerError } from '../../errors.js';
+import { JsonLimitError, parseBoundedJson } from '../../policy/json.js';
 import type { TcpConnection } from '../../tcp/connection.js';
 import { encodeJson, encodeState, MAX_CONTROL_JSON_BYTES } from './protocol.js';
 
@@ -94,12 +96,15 @@ export class ControlChannel {
   async json(): Promise<unknown> {
     const n = (await this.read(4)).readUInt32BE(0);
     if (n > MAX_CONTROL_JSON_BYTES)
-      throw new Error(`a control JSON of ${n} bytes (more than ${MAX_CONTROL_JSON_BYTES})`);
+      throw new JsonLimitError(
+        `a control JSON of ${n} bytes (more than ${MAX_CONTROL_JSON_BYTES})`,
+        'too-long',
+      );
     const text = (await this.read(n)).toString('utf8');
     try {
       return parseBoundedJson(text);
     } catch (e) {
-      throw new Error(`the peer's control JSON does not parse: ${(e as Error).message}`);
+      throw new PeerError(`the peer's control JSON does not parse: ${(e as Error).message}`, { cause: e });
     }
   }
 

@@ -4,7 +4,7 @@
 // from TCP_INFO the rwnd-limited and sndbuf-limited share, cwnd, RTT, window scale and whether the
 // buffer was pinned.
 
-import { EnvironmentError, UsageError } from '../../errors.js';
+import { EnvironmentError, PeerError, UsageError } from '../../errors.js';
 import type { BufferSize } from '../../policy/buffers.js';
 import { checkWhole } from '../../policy/option-registry.js';
 import { tcpCongestion } from '../../sys/socket.js';
@@ -65,7 +65,7 @@ async function expect(ctrl: ControlChannel, want: number, where: string): Promis
       `the iperf3 server at ${where} refused the test: ${describeServerError(b.readInt32BE(0), b.readInt32BE(4))}`,
     );
   }
-  throw new Error(`the iperf3 server at ${where} sent state ${s} where ${want} was expected`);
+  throw new PeerError(`the iperf3 server at ${where} sent state ${s} where ${want} was expected`);
 }
 
 interface Stream {

@@ -3,6 +3,8 @@
 // -P; -w honoured as iperf3 does it, by pinning SO_RCVBUF and SO_SNDBUF of the accepted data sockets;
 // UDP, SCTP and --bidir answered with SERVER_ERROR. Every data connection is read through the sink's
 // reader and reported with its tcp_info, buffers and reader figures.
+
+import { PeerError } from '../../errors.js';
 import { applyTcpBuffers, markPinned } from '../../policy/apply.js';
 import type { BufferSize, TcpBufferReport } from '../../policy/buffers.js';
 import { fdOf, tcpCongestion } from '../../sys/socket.js';
@@ -211,7 +213,7 @@ export class Iperf3Sink {
       const s = await ctrl.state(p.seconds + p.omit + GRACE_SECONDS).finally(() => clearTimeout(omit));
       limit.stop = true; // the senders stop at their next write, on a block boundary
       if (s !== State.TEST_END)
-        throw new Error(
+        throw new PeerError(
           s === State.CLIENT_TERMINATE
             ? 'the client terminated the test'
             : `state ${s} where TEST_END was expected`,

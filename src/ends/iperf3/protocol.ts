@@ -1,9 +1,10 @@
 // iperf3's control protocol, the pure part (esnet/iperf
 // src/iperf_api.h, iperf_api.c send_parameters/get_parameters, send_results/get_results): the cookie,
 // the state bytes, the length-prefixed JSON, the stream ids, and the parameter and result documents a
-// 3.12 peer sends and expects. No socket here: control.ts moves these bytes, client.ts and server.ts
+// 3.12 peer sends and expects. No socket here: control.ts moves these bytes, iperf3-blast.ts and iperf3-sink.ts
 // run the test.
 import { randomInt } from 'node:crypto';
+import { PeerError } from '../../errors.js';
 
 /** The cookie: 36 characters and a NUL, written first on the control and on every data connection. */
 export const COOKIE_BYTES = 37;
@@ -220,15 +221,16 @@ export function resultsDocument(r: Results): Record<string, unknown> {
 /** iperf3 prints an unsigned 64-bit -1 as 18446744073709551615; JSON.parse makes it ~1.8e19. */
 const asSigned = (v: number) => (v >= 2 ** 63 ? -1 : v);
 
-/** A peer's results document (get_results); throws an Error naming the missing field. */
+/** A peer's results document (get_results); throws a PeerError naming the missing field. */
 export function readResults(doc: unknown): Results {
   const d = (doc ?? {}) as Record<string, unknown>;
   const num = (o: Record<string, unknown>, k: string, where: string) => {
     const v = o?.[k];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`the peer's results lack ${where}${k}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new PeerError(`the peer's results lack ${where}${k}`);
     return v;
   };
-  if (!Array.isArray(d.streams)) throw new Error("the peer's results lack streams");
+  if (!Array.isArray(d.streams)) throw new PeerError("the peer's results lack streams");
   return {
     cpuUtilTotal: num(d, 'cpu_util_total', ''),
     cpuUtilUser: num(d, 'cpu_util_user', ''),

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderHtml } from '../../../src/bench/pages.js';
 import { chartPairs } from '../../../src/bench/report/html.js';
-import { loadResults, mergeResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { loadResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { mergeResults } from '../../../src/bench/report/sources.js';
 import { SEEDS } from '../../../src/bench/seeds/index.js';
 
 // A real quick-suite run on this machine (results-quick.json) and a hand-written document with every

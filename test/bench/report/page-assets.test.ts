@@ -12,7 +12,8 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { renderHtml } from '../../../src/bench/pages.js';
-import { loadResults, mergeResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { loadResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { mergeResults } from '../../../src/bench/report/sources.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve('test-artifacts');

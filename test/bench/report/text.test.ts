@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadResults, mergeResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { loadResults, type ResultsDocument } from '../../../src/bench/report/results.js';
+import { mergeResults } from '../../../src/bench/report/sources.js';
 import { textReport } from '../../../src/bench/report/text.js';
 import { SEEDS } from '../../../src/bench/seeds/index.js';
 

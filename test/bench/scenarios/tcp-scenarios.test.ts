@@ -42,7 +42,7 @@ test('bench drain: a row per reader with a rate; --expect prints the ratio to da
     '--bytes',
     '32M',
     '--readers',
-    'data,adaptive,fixed:64K',
+    'data,adaptive,fixed:64K,adaptive:max=1M+poll=0',
     '--expect',
     'adaptive/data > 0',
   ]);
@@ -50,8 +50,10 @@ test('bench drain: a row per reader with a rate; --expect prints the ratio to da
   const rows = r.doc.results as Row[];
   assert.deepEqual(
     rows.map((x) => x.reader),
-    ['data', 'adaptive', 'fixed:64K'],
+    ['data', 'adaptive', 'fixed:64K', 'adaptive:max1M+poll0'],
   );
+  // '+' joins an adaptive reader's bounds in the list: the sink got both
+  assert.equal(rows[3].readerSpec, 'adaptive:min=512,max=1048576,poll=0us');
   for (const row of rows) {
     assert.ok(median(row, 'bytesPerSecond') > 0);
     // the sink's CPU per byte read, and blast's CPU ÷ its time (one thread, plus V8's helpers)

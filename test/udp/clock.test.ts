@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { napNs } from '../../src/udp/reader.worker.js';
+import { napNs } from '../../src/udp/clock.js';
 
 test('napNs: the time the rest of a batch takes to arrive, capped by the coalesce window', () => {
   // 60 messages missing, 4 µs apart: 240 µs
