@@ -193,17 +193,3 @@ export function multicastInterface(fd: number, family: 4 | 6, iface: string): nu
   b.writeInt32LE(index, 0);
   return setBuf(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, b);
 }
-
-/** SIOCGSTAMP (the 64-bit struct timeval form): the kernel's arrival time of the last datagram read. */
-const SIOCGSTAMP = 0x8906;
-const stampBuf = Buffer.alloc(16);
-
-/**
- * When the datagram read last from `fd` reached its queue (kernel clock, wall-clock µs), or −errno
- * (ENOENT: none read since the first call, which turns the kernel's stamping on for the socket).
- */
-export function lastArrivalUs(fd: number): number {
-  const r = fn('ioctl')(fd, SIOCGSTAMP, stampBuf);
-  if (r < 0) return -errno();
-  return Number(stampBuf.readBigInt64LE(0)) * 1e6 + Number(stampBuf.readBigInt64LE(8));
-}
