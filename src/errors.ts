@@ -134,6 +134,7 @@ export class ResolveError extends EnvironmentError {
  * iperf3 peer's unexpected state or document, an end whose output lacks its result line.
  */
 export class PeerError extends SockbufError {
+  /** What the peer did wrong, in words; `cause` is the error that revealed it, when there is one. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'ERR_SOCKBUF_PROTOCOL', { cause: options?.cause });
     this.name = 'PeerError';
