@@ -1,8 +1,12 @@
-// `sockbuf/tools`: the instruments. Everything the CLI does, a program can: bench and the quick suite,
-// the seeds and their report, the lab, serve and the remote ends, the sink and blast ends (sockbuf's
-// own and iperf3's), inspect, doctor and the exporter, each with typed results; and the helpers they
-// share: the unit parsers and formatters, the raw tcp_info/SO_MEMINFO readers, the frame header, the
-// adaptive sizer. What an application builds on is `sockbuf`.
+/**
+ * `sockbuf/tools`: the instruments. Everything the CLI does, a program can: bench and the quick suite,
+ * the seeds and their report, the lab, serve and the remote ends, the sink and blast ends (sockbuf's
+ * own and iperf3's), inspect, doctor and the exporter, each with typed results; and the helpers they
+ * share: the unit parsers and formatters, the raw tcp_info/SO_MEMINFO readers, the frame header, the
+ * adaptive sizer. What an application builds on is `sockbuf`.
+ *
+ * @packageDocumentation
+ */
 
 export { type BenchOptions, type BenchOutcome, runBench } from './bench/bench.js';
 export { renderTable } from './bench/output.js';

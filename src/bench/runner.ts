@@ -20,6 +20,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
  * one (the CLI passes an end's 2 or 3 on).
  */
 export class RunFailure extends SockbufError {
+  /** A failure of `end` (the receiver or the sender), with its exit status when it exited with one. */
   constructor(
     message: string,
     readonly end: Role | undefined,

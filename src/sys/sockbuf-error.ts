@@ -48,6 +48,7 @@ export class SockbufError extends Error {
   /** The system call that failed, where one did. */
   readonly syscall?: string;
 
+  /** A message written once, its code, and the cause, errno and syscall where known. */
   constructor(
     message: string,
     code: string,

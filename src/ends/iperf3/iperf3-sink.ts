@@ -104,6 +104,7 @@ export class Iperf3Sink {
     this.timer.unref();
   }
 
+  /** Listens for iperf3 clients: resolves once listening; `emit` gets the sink's JSON lines. */
   static async start(opts: Iperf3SinkOptions, emit: Emit): Promise<Iperf3Sink> {
     let sink: Iperf3Sink | undefined;
     const server = await listen(
