@@ -28,6 +28,7 @@ export class UsageError extends SockbufError {
   readonly expected?: string;
   readonly #render: (name: OptionNamer) => string;
 
+  /** A usage error: `message` (or a function of how options are named), the options it names, the value refused and what was expected. */
   constructor(
     message: string | ((name: OptionNamer) => string),
     options: string | readonly string[] = [],
@@ -78,6 +79,7 @@ export class UsageError extends SockbufError {
  * ECONNREFUSED, ENOTFOUND …) and it is the `cause`.
  */
 export class EnvironmentError extends SockbufError {
+  /** An environment error; `code` defaults to the cause's errno name, else ERR_SOCKBUF_ENVIRONMENT. */
   constructor(message: string, options?: { cause?: unknown; code?: string }) {
     const c = options?.cause as { code?: unknown; syscall?: unknown; errno?: unknown } | undefined;
     super(message, options?.code ?? (typeof c?.code === 'string' ? c.code : 'ERR_SOCKBUF_ENVIRONMENT'), {
@@ -102,17 +104,18 @@ export class ResolveError extends EnvironmentError {
   readonly value?: string;
   readonly #render: (name: OptionNamer) => string;
 
-  constructor(
-    readonly host: string,
-    code: string,
-    where?: { option: string; value?: string },
-  ) {
+  /** The name that did not resolve. */
+  readonly host: string;
+
+  /** A host name that did not resolve: the name, the resolver's code (ENOTFOUND …) and, when known, the option that carried it. */
+  constructor(host: string, code: string, where?: { option: string; value?: string }) {
     const render = (name: OptionNamer) =>
       where
         ? `cannot resolve ${name(where.option)} '${where.value ?? host}': no such host '${host}' (${code})`
         : `cannot resolve host '${host}' (${code})`;
     super(render(asWritten), { code });
     this.name = 'ResolveError';
+    this.host = host;
     this.#render = render;
     if (where) {
       this.option = where.option;
@@ -131,6 +134,7 @@ export class ResolveError extends EnvironmentError {
  * iperf3 peer's unexpected state or document, an end whose output lacks its result line.
  */
 export class PeerError extends SockbufError {
+  /** What the peer did wrong, in words; `cause` is the error that revealed it, when there is one. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'ERR_SOCKBUF_PROTOCOL', { cause: options?.cause });
     this.name = 'PeerError';

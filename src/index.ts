@@ -1,6 +1,10 @@
-// `sockbuf`: what an application builds on. TCP connect/listen with the adaptive reader and frames,
-// the batched UDP receiver and sender, the buffer policy, socket statistics, metrics and the errors.
-// The instruments (bench, suite, lab, serve, the ends, inspect, doctor, exporter) are `sockbuf/tools`.
+/**
+ * `sockbuf`: what an application builds on. TCP connect/listen with the adaptive reader and frames,
+ * the batched UDP receiver and sender, the buffer policy, socket statistics, metrics and the errors.
+ * The instruments (bench, suite, lab, serve, the ends, inspect, doctor, exporter) are `sockbuf/tools`.
+ *
+ * @packageDocumentation
+ */
 
 export {
   EnvironmentError,

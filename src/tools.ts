@@ -1,8 +1,12 @@
-// `sockbuf/tools`: the instruments. Everything the CLI does, a program can: bench and the quick suite,
-// the seeds and their report, the lab, serve and the remote ends, the sink and blast ends (sockbuf's
-// own and iperf3's), inspect, doctor and the exporter, each with typed results; and the helpers they
-// share: the unit parsers and formatters, the raw tcp_info/SO_MEMINFO readers, the frame header, the
-// adaptive sizer. What an application builds on is `sockbuf`.
+/**
+ * `sockbuf/tools`: the instruments. Everything the CLI does, a program can: bench and the quick suite,
+ * the seeds and their report, the lab, serve and the remote ends, the sink and blast ends (sockbuf's
+ * own and iperf3's), inspect, doctor and the exporter, each with typed results; and the helpers they
+ * share: the unit parsers and formatters, the raw tcp_info/SO_MEMINFO readers, the frame header, the
+ * adaptive sizer. What an application builds on is `sockbuf`.
+ *
+ * @packageDocumentation
+ */
 
 export { type BenchOptions, type BenchOutcome, runBench } from './bench/bench.js';
 export { renderTable } from './bench/output.js';
@@ -59,6 +63,7 @@ export { startTcpSink, TcpSink, type TcpSinkOptions } from './ends/tcp-sink.js';
 export { runTcpBlast, type TcpBlastOptions } from './ends/tcp-source.js';
 export { createUdpBlast, UdpBlast, type UdpBlastOptions, type UdpBlastResult } from './ends/udp-blast.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
+export { PeerError, type SockbufErrorCode } from './errors.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';

@@ -36,6 +36,7 @@ export interface BenchOptions {
   timeout?: number | string;
   /** Figures the results must reach, such as `adaptive/data >= 1.3` (see `check()`). */
   expect?: string[];
+  /** Called as each run starts (and once all are done) with the runs done of the total. */
   onProgress?: (p: Progress) => void;
   /**
    * Aborting stops the run: both ends are killed and reaped, and runBench rejects (an Interrupted when

@@ -20,6 +20,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
  * one (the CLI passes an end's 2 or 3 on).
  */
 export class RunFailure extends SockbufError {
+  /** A failure of `end` (the receiver or the sender), with its exit status when it exited with one. */
   constructor(
     message: string,
     readonly end: Role | undefined,
@@ -127,7 +128,7 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
       );
     }, opts.timeoutSeconds * 1000);
     if (opts.signal) {
-      onAbort = () => reject(opts.signal?.reason ?? new Error('aborted'));
+      onAbort = () => reject(opts.signal?.reason ?? new DOMException('aborted', 'AbortError'));
       if (opts.signal.aborted) onAbort();
       else opts.signal.addEventListener('abort', onAbort, { once: true });
     }

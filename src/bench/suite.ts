@@ -68,6 +68,7 @@ export interface SuiteOptions {
   entries?: SuiteEntry[];
   /** The seeds that judge the results (default the five of src/bench/seeds). */
   seeds?: Seed[];
+  /** Called as each run starts, with the runs done of the whole suite's and the entry running. */
   onProgress?: (p: Progress & { entry: string }) => void;
   /** Called with each entry as it starts, is skipped or fails (for stderr lines). */
   onEntry?: (e: SuiteEntry, event: 'start' | 'skip' | 'fail', reason?: string) => void;

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { type InspectOptions, inspectSockets, SOCKET_STATES, watchSockets } from '../observe/inspect.js';
 import { formatInspectSample, inspectDocument } from '../observe/inspect-format.js';
-import { parseDuration } from '../policy/units.js';
+import { formatDuration } from '../policy/units.js';
 import { declared } from './declared.js';
 import { stopSignals } from './signals.js';
 
@@ -20,10 +20,10 @@ export function register(program: Command): void {
     .option('--tcp', 'TCP sockets only')
     .option('--udp', 'UDP sockets only')
     .option('--limited', 'only sockets flagged as buffer-limited')
-    .option('--watch <duration>', 'sample every interval; limited shares and drops cover each interval')
+    .addOption(declared('watch'))
     .addOption(declared('count'))
     .option('--json', 'JSON on stdout (one line per sample with --watch)')
-    .action(async (o: Record<string, string | boolean | undefined>) => {
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
       const opts: InspectOptions = {
         port: o.port === undefined ? undefined : Number(o.port),
         pid: o.pid === undefined ? undefined : Number(o.pid),
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         limitedOnly: o.limited === true,
         protocols: o.tcp && !o.udp ? ['tcp'] : o.udp && !o.tcp ? ['udp'] : ['tcp', 'udp'],
       };
-      const interval = o.watch === undefined ? undefined : parseDuration(String(o.watch), '--watch');
+      const interval = o.watch === undefined ? undefined : Number(o.watch);
       if (o.count !== undefined && interval === undefined)
         throw new UsageError(`--count '${o.count}' needs --watch`, ['--count', '--watch'], {
           value: String(o.count),
@@ -51,7 +51,7 @@ export function register(program: Command): void {
           if (o.json) process.stdout.write(`${JSON.stringify(inspectDocument(s))}\n`);
           else if (live)
             process.stdout.write(
-              `\x1b[H\x1b[2J${s.time}  (every ${o.watch}, Ctrl-C to stop)\n${formatInspectSample(s)}`,
+              `\x1b[H\x1b[2J${s.time}  (every ${formatDuration(Number(o.watch))}, Ctrl-C to stop)\n${formatInspectSample(s)}`,
             );
           else process.stdout.write(`# ${s.time}\n${formatInspectSample(s)}\n`);
         }

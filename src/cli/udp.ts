@@ -34,15 +34,9 @@ export function registerSinkUdp(sink: Command): void {
     .addOption(declared('receiver'))
     .addOption(declared('sockets'))
     .addOption(declared('batch', 'messages per recvmmsg'))
-    .option(
-      '--slot <size>',
-      'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
-    )
+    .addOption(declared('slot'))
     .addOption(declared('coalesce'))
-    .option(
-      '--rcvbuf <size>',
-      'receive buffer target as getsockopt reports it (default 8MiB; 256MiB with GRO)',
-    )
+    .addOption(declared('receiverRcvbuf', undefined, true))
     .addOption(declared('onFull'))
     .addOption(declared('gro'))
     .option('--duration <duration>', 'stop after this long')
@@ -77,9 +71,9 @@ export function registerSinkUdp(sink: Command): void {
           receiver: o.receiver,
           sockets: o.sockets,
           batch: o.batch,
-          slot: o.slot === undefined ? undefined : parseSize(o.slot, '--slot'),
+          slot: o.slot,
           coalesce: o.coalesce,
-          rcvbuf: o.rcvbuf === undefined ? undefined : parseSize(o.rcvbuf, '--rcvbuf'),
+          rcvbuf: o.rcvbuf,
           onFull: o.onFull,
           gro: o.receiver === 'dgram' ? false : offload(o.gro ?? OPTIONS.gro.default),
           duration,
@@ -163,7 +157,7 @@ export function registerBlastUdp(blast: Command): void {
       const duration: number = o.duration;
       // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
       const signals = stopSignals();
-      const sender = createUdpBlast({
+      const sender = await createUdpBlast({
         to,
         size,
         rate: o.rate,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { procRoot as resolveRoot } from '../observe/proc.js';
-import { parseDuration } from '../policy/units.js';
+import { checkOption } from '../policy/option-registry.js';
 import {
   type CounterBaseline,
   type CounterSnapshot,
@@ -59,8 +59,7 @@ export async function checkHost(o: CheckHostOptions): Promise<HostCheck> {
   let now = snapshot(root, host);
   let baseline: CounterBaseline;
   if (o.sample !== undefined) {
-    const ms = typeof o.sample === 'number' ? o.sample : parseDuration(o.sample, 'sample') * 1000;
-    if (!(ms > 0)) throw UsageError.invalid('sample', o.sample, 'more than 0');
+    const ms = checkOption('sample', o.sample);
     const before = now;
     await sleep(ms);
     host = readHostValues(root);

@@ -100,6 +100,7 @@ export class TcpSink {
     }
   }
 
+  /** Listens (what startTcpSink does): resolves once listening; `emit` gets the sink's JSON lines. */
   static async start(given: TcpSinkOptions, emit: Emit): Promise<TcpSink> {
     const opts = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
     // an echoing sink answers frames instead of checking them

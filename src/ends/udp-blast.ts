@@ -41,6 +41,8 @@ interface Flow {
   seq: number;
 }
 
+let openingOf: (b: UdpBlast) => Promise<void> | undefined;
+
 /** A UDP sending end (`sockbuf blast udp`): numbered datagrams at a rate, over one or more flows. */
 export class UdpBlast {
   readonly to: HostPort;
@@ -64,6 +66,7 @@ export class UdpBlast {
   /** Called when GSO was asked for and the kernel refused it (once), and when a pace was not kept. */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
+  /** Checks the options and opens the flows (for a host name, once it resolves); createUdpBlast also waits for that. */
   constructor(o: UdpBlastOptions) {
     this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
     this.size = checkOption('blastSize', o.size ?? OPTIONS.blastSize.default, 'size');
@@ -116,12 +119,12 @@ export class UdpBlast {
     }
   }
 
-  /** Resolves when the sockets are made (at once for an address; a host name resolves first). */
-  async ready(): Promise<void> {
-    await this.opening;
+  static {
+    // createUdpBlast's view of the resolution in progress, kept off the public surface
+    openingOf = (b) => b.opening;
   }
 
-  /** SO_SNDBUF as getsockopt reports it (for a host name, once ready()). */
+  /** SO_SNDBUF as getsockopt reports it. */
   get sndbuf(): number {
     return this.flows[0].sender.sndbuf;
   }
@@ -131,6 +134,7 @@ export class UdpBlast {
     return this.flows.map((f) => f.sender.fd);
   }
 
+  /** Whether the flows send with UDP_SEGMENT: asked for, and allowed by the kernel and the size. */
   get usingGso(): boolean {
     return this.gso;
   }
@@ -306,10 +310,12 @@ export class UdpBlast {
     return sent;
   }
 
+  /** The destination as `host:port`. */
   get address(): string {
     return formatHostPort(this.to);
   }
 
+  /** Closes the flows' sockets. A run in progress stops sending. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -317,6 +323,17 @@ export class UdpBlast {
   }
 }
 
-export function createUdpBlast(options: UdpBlastOptions): UdpBlast {
-  return new UdpBlast(options);
+/**
+ * Makes a blast with its flows' sockets open (a host name resolved first): like createUdpSender and
+ * createUdpReceiver, async. Rejects with a UsageError naming a bad option, or a ResolveError for `to`.
+ */
+export async function createUdpBlast(options: UdpBlastOptions): Promise<UdpBlast> {
+  const blast = new UdpBlast(options);
+  try {
+    await openingOf(blast);
+  } catch (err) {
+    blast.close();
+    throw err;
+  }
+  return blast;
 }

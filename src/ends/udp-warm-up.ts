@@ -33,7 +33,7 @@ export async function warmUp(
   queued: () => number,
 ) {
   const window = Math.max(16, Math.floor(rcvbuf / 4 / 1024));
-  const s = createUdpBlast({ to: { host: selfAddress(host), port }, size: 64, rate: 'max', gso: gro });
+  const s = await createUdpBlast({ to: { host: selfAddress(host), port }, size: 64, rate: 'max', gso: gro });
   const t0 = performance.now();
   const base = taken();
   let sent = 0;

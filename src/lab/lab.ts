@@ -189,6 +189,7 @@ export class Lab {
     return run(netnsCommand(this.info, host, argv), opts.timeoutMs);
   }
 
+  /** The delay line's counts in each direction: packets and bytes in and out, lost, dropped at the queue limit, write errors. */
   stats(): { forward: DirectionStats; reverse: DirectionStats } {
     return this.line.stats();
   }

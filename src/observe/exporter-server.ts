@@ -48,6 +48,7 @@ export interface Exporter {
   /** http://host:port/metrics, or https:// with a TLS web configuration */
   url: string;
   registry: Registry;
+  /** Stops serving and closes open connections. */
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@
 // NETLINK_SOCK_DIAG, as ss does, add the owning processes, and judge them (analyze.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, SysError, UsageError } from '../errors.js';
+import { checkOption } from '../policy/option-registry.js';
 import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG, TCP_STATES } from '../sys/constants.js';
 import { netlinkDump } from '../sys/netlink.js';
 import {
@@ -123,8 +124,7 @@ export async function* watchSockets(
   signal?: AbortSignal,
 ): AsyncGenerator<InspectSample> {
   checkOptions(opts);
-  if (!(intervalSeconds >= 0.05 && intervalSeconds <= 3600))
-    throw UsageError.invalid('intervalSeconds', `${intervalSeconds} s`, '50ms to 1h');
+  checkOption('watch', intervalSeconds, 'intervalSeconds');
   const host = readHostLimits();
   const snapshot = () => {
     try {

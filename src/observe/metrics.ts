@@ -44,6 +44,7 @@ function chrono(s: { tcpInfo?: TcpChrono; fd?: number }): TcpChrono | undefined 
  * registerMetrics uses of it is registerMetric(), so the type is structural, not prom-client 15's class.
  */
 export interface MetricsRegistry {
+  /** Adds a metric to the registry (prom-client's Registry.registerMetric). */
   registerMetric(metric: never): void;
 }
 

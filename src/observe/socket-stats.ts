@@ -159,11 +159,13 @@ export function statsDelta(prev: SocketStats, now: SocketStats, seconds: number)
 export class StatsSampler {
   private prev: SocketStats;
   private at: bigint;
+  /** Samples `target` (a net.Socket or a descriptor) at once: the first sample() counts from here. */
   constructor(private readonly target: net.Socket | number) {
     this.prev = socketStats(target);
     this.at = process.hrtime.bigint();
   }
 
+  /** What changed since the previous sample (the first: since the sampler was made). */
   sample(): StatsInterval {
     const now = socketStats(this.target);
     const at = process.hrtime.bigint();

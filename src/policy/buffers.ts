@@ -7,7 +7,7 @@
 // - UDP has no autotuning: a target receive buffer, met when getsockopt reports at least the target.
 
 import { UsageError } from '../errors.js';
-import { BUFFER_BYTES, isBufferSize } from './option-registry.js';
+import { BUFFER_BYTES, checkOption, isBufferSize, OPTIONS } from './option-registry.js';
 import { formatSize, parseSize } from './units.js';
 
 /** A buffer size as an option takes it: bytes, a size with its unit (`4MiB`), or `auto` (autotuning). */
@@ -108,4 +108,4 @@ export function udpWarning(r: UdpRcvbufReport): string | undefined {
 }
 
 /** The UDP receive-buffer target when none is given: 8 MiB as getsockopt reports it. */
-export const UDP_RCVBUF_TARGET = 8 * 1024 * 1024;
+export const UDP_RCVBUF_TARGET = checkOption('receiverRcvbuf', OPTIONS.receiverRcvbuf.default);

@@ -67,6 +67,9 @@ const BUFFER = { min: BUFFER_BYTES.min, max: BUFFER_BYTES.max } as const;
 /** The largest UDP payload over IPv4 (65535 − 20 − 8); a GSO message must not exceed it in total. */
 export const MAX_DATAGRAM = 65_507;
 
+/** The UDP receive buffer a receiver asks for, and doctor's target for one (8 MiB, as getsockopt reports it). */
+const UDP_RCVBUF = '8MiB';
+
 /** A probe's time: more than 0, at most an hour. */
 const PROBE_TIME = { above: 0, max: 3600, unit: 'ms' } as const;
 
@@ -404,10 +407,53 @@ export const OPTIONS = {
     flag: '--udp-rcvbuf',
     arg: 'size',
     ...BUFFER,
-    default: '8M',
+    // what a receiver asks for by default (receiverRcvbuf)
+    default: UDP_RCVBUF,
     unit: 'bytes',
     where: 'doctor, diagnose',
     doc: 'the UDP receive buffer wanted (as getsockopt reports it)',
+  },
+  receiverRcvbuf: {
+    kind: 'size',
+    flag: '--rcvbuf',
+    arg: 'size',
+    ...BUFFER,
+    // with GRO: GRO_RCVBUF (src/udp/receiver-options.ts), applied by the receiver
+    default: UDP_RCVBUF,
+    unit: 'bytes',
+    wire: 'rcvbuf',
+    where: 'sink udp, createUdpReceiver, runUdpSink, bench udp (without GRO)',
+    doc: 'receive buffer target as getsockopt reports it (with GRO: 256 MiB)',
+  },
+  slot: {
+    kind: 'size',
+    flag: '--slot',
+    arg: 'size',
+    // one datagram, or one GRO message of up to 64 KiB
+    min: 1,
+    max: 65_536,
+    unit: 'bytes',
+    where: 'sink udp, createUdpReceiver, runUdpSink, serve',
+    doc: 'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
+  },
+  watch: {
+    kind: 'duration',
+    flag: '--watch',
+    arg: 'duration',
+    min: 0.05,
+    max: 3600,
+    unit: 's',
+    where: 'inspect, watchSockets (intervalSeconds)',
+    doc: 'sample every interval; limited shares and drops cover each interval',
+  },
+  sample: {
+    kind: 'duration',
+    flag: '--sample',
+    arg: 'duration',
+    above: 0,
+    unit: 'ms',
+    where: 'doctor, diagnose',
+    doc: 'count drops over this window instead of since the last run (the history file: $SOCKBUF_DOCTOR_HISTORY)',
   },
   probeDuration: {
     kind: 'duration',

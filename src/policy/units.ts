@@ -148,6 +148,7 @@ export function parseList<T>(value: string, option: string, parse: (v: string, o
 
 // ---- formatting, the inverse for people -------------------------------------------------------
 
+/** Bytes for people, in powers of 1024: `512 B`, `64 KiB`, `2.5 MiB`. */
 export function formatSize(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = bytes;
@@ -159,6 +160,7 @@ export function formatSize(bytes: number): string {
   return i === 0 ? `${v} B` : `${Number(v.toFixed(v < 10 ? 2 : 1))} ${units[i]}`;
 }
 
+/** Bits per second for people, in powers of 1000: `940 Mbit/s`, `9.41 Gbit/s`. */
 export function formatBitRate(bitsPerSecond: number): string {
   const units = ['bit/s', 'kbit/s', 'Mbit/s', 'Gbit/s', 'Tbit/s'];
   let v = bitsPerSecond;
@@ -170,6 +172,7 @@ export function formatBitRate(bitsPerSecond: number): string {
   return `${Number(v.toFixed(v < 10 ? 2 : 1))} ${units[i]}`;
 }
 
+/** Seconds for people: `1.5 s`, `2 ms`, `250 µs`. */
 export function formatDuration(seconds: number): string {
   if (seconds >= 1) return `${Number(seconds.toFixed(2))} s`;
   if (seconds >= 1e-3) return `${Number((seconds * 1e3).toFixed(2))} ms`;

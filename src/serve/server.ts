@@ -40,6 +40,7 @@ export interface ServeOptions extends Limits {
   maxPerClient?: number;
   /** The process that runs a far end (`args` are sockbuf's: `sink tcp --listen …`). */
   farEnd?: (args: string[]) => SpawnSpec;
+  /** Gets a line for each refused request, lost control connection and failed test. */
   log?: (line: string) => void;
 }
 

@@ -34,6 +34,7 @@ export class TcpConnection {
   private sampler: StatsSampler | undefined;
   private reading = false;
 
+  /** Wraps an open socket (what connect() and listen() do); reading starts when onData is set. */
   constructor(
     readonly socket: net.Socket,
     readonly reader: Reader,
@@ -69,6 +70,7 @@ export class TcpConnection {
     return this.reader.consumer;
   }
 
+  /** Sets where each chunk goes; the first set starts reading. */
   set onData(fn: Consumer) {
     this.reader.consumer = fn;
     if (!this.reading) {
@@ -100,6 +102,7 @@ export class TcpConnection {
     }
   }
 
+  /** The socket's statistics now (the last ones once it closed) and the reader's. */
   stats(): TcpStats {
     return { ...this.socketStats(), reader: this.reader.stats() };
   }
@@ -190,6 +193,7 @@ export interface ListenOptions extends TcpBufferOptions {
 export class TcpServer {
   readonly connections = new Set<TcpConnection>();
 
+  /** Wraps a listening net.Server (what listen() does). */
   constructor(
     readonly server: net.Server,
     readonly host: string,

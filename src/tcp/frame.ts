@@ -16,6 +16,7 @@ const FIRST_BODY_BYTES = 64 * 1024;
 
 /** A frame the decoder refuses: longer than its maximum. */
 export class FrameError extends SockbufError {
+  /** A frame that claimed `length` bytes, over `maxFrame`. */
   constructor(
     readonly length: number,
     readonly maxFrame: number,
@@ -45,6 +46,7 @@ export class FrameDecoder {
   /** The frame's claimed length; the body buffer grows toward it as bytes arrive, never ahead. */
   private bodyLength = 0;
 
+  /** `onFrame` gets each whole frame; a frame longer than `maxFrame` bytes throws a FrameError. */
   constructor(
     private readonly onFrame: FrameHandler,
     maxFrame = DEFAULT_MAX_FRAME_BYTES,

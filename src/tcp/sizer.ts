@@ -32,6 +32,7 @@ export class AdaptiveSizer {
   /** EWMA of read sizes × 8. */
   private avg8: number;
 
+  /** A sizer within `bounds` (min = max: fixed), starting at `initial` (default min); a UsageError naming `reader` for bounds a reader cannot take. */
   constructor(bounds: SizerBounds) {
     const { min, max } = bounds;
     checkSizerBounds(min, max);

@@ -7,8 +7,8 @@ import { EnvironmentError, SysError } from '../errors.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
 import type { UdpRcvbufReport } from '../policy/buffers.js';
+import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { parseSize } from '../policy/units.js';
 import { SOCK_DGRAM } from '../sys/constants.js';
 import { bindFd, closeFd, createSocket } from '../sys/socket.js';
 import { observeUdpHost, udpKernelDrops } from './kernel-drops.js';
@@ -44,7 +44,7 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
     host: await resolveFirst(parsed.host, { option: 'listen', value: formatHostPort(parsed) }),
     port: parsed.port,
   };
-  const rcvbuf = o.rcvbuf === undefined ? 8 * 1024 * 1024 : parseSize(o.rcvbuf, 'rcvbuf');
+  const rcvbuf = checkOption('receiverRcvbuf', o.rcvbuf ?? OPTIONS.receiverRcvbuf.default, 'rcvbuf');
   const fd = createSocket(listen.host, SOCK_DGRAM);
   let report: UdpRcvbufReport;
   try {

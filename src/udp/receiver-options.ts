@@ -4,7 +4,6 @@
 import { UsageError } from '../errors.js';
 import { type HostPort, parseListen } from '../policy/address.js';
 import { checkChoice, checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { parseSize } from '../policy/units.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
@@ -49,17 +48,10 @@ export type ResolvedReceiverOptions = Required<Omit<UdpReceiverOptions, 'listen'
  * nothing in 7 of 7 runs at 0.9–1.0 × (scripts/udp-goals.ts --sink-args). The kernel charges only
  * what is queued, so an idle socket costs nothing; a stalled one holds at most this much.
  */
+/** A GRO message is up to 64 KiB: with GRO every slot is the largest a slot can be. */
+const GRO_SLOT = OPTIONS.slot.max;
+
 export const GRO_RCVBUF = 256 * 1024 * 1024;
-
-const sizeOpt = (v: number | string | undefined, def: number, name: string) =>
-  v === undefined ? def : parseSize(v, name);
-
-/** A slot holds one datagram, or one GRO message of up to 64 KiB. */
-function checkSlot(slot: number): number {
-  if (!(Number.isInteger(slot) && slot >= 1 && slot <= 65536))
-    throw UsageError.invalid('slot', slot, 'a whole number from 1 to 65536');
-  return slot;
-}
 
 /** Checks `options` and fills in the defaults; `entries` is the ring depth, `gro` whether GRO is on. */
 export function resolveReceiverOptions(options: UdpReceiverOptions): {
@@ -70,10 +62,10 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
   groOff?: string;
 } {
   const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
-  const asked = options.slot === undefined ? undefined : checkSlot(sizeOpt(options.slot, 0, 'slot'));
+  const asked = options.slot === undefined ? undefined : checkOption('slot', options.slot);
   // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
   const groOpt = options.gro ?? OPTIONS.gro.default;
-  const smallSlots = asked !== undefined && asked < 65536;
+  const smallSlots = asked !== undefined && asked < GRO_SLOT;
   const gro = groAvailable(groOpt === 'auto' && smallSlots ? false : groOpt);
   const groOff =
     groOpt !== 'auto' || gro
@@ -81,12 +73,15 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
       : smallSlots
         ? `slot ${asked} B is below the 64 KiB a GRO message may need`
         : groRefusal();
-  const slot = asked ?? (gro ? 65536 : 2048);
-  if (gro && slot < 65536) throw UsageError.invalid('slot', slot, '65536 (64 KiB) with GRO');
+  const slot = asked ?? (gro ? GRO_SLOT : 2048);
+  if (gro && slot < GRO_SLOT) throw UsageError.invalid('slot', slot, `${GRO_SLOT} (64 KiB) with GRO`);
   const batch = checkWhole('batch', options.batch ?? OPTIONS.batch.default);
   const sockets = checkWhole('sockets', options.sockets ?? OPTIONS.sockets.default);
   const coalesce = checkOption('coalesce', options.coalesce ?? OPTIONS.coalesce.default) / 1000;
-  const rcvbuf = sizeOpt(options.rcvbuf, gro ? GRO_RCVBUF : 8 * 1024 * 1024, 'rcvbuf');
+  const rcvbuf =
+    options.rcvbuf === undefined && gro
+      ? GRO_RCVBUF
+      : checkOption('receiverRcvbuf', options.rcvbuf ?? OPTIONS.receiverRcvbuf.default, 'rcvbuf');
   const onFull = checkChoice('onFull', options.onFull ?? OPTIONS.onFull.default) as 'drop' | 'wait';
   const entries = checkWhole('ring', options.ring ?? defaultEntries(batch, slot));
   return {

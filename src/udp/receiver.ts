@@ -255,6 +255,7 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     this.hostBase = observeUdpHost();
   }
 
+  /** What was received and dropped (kernel, ring, truncated) and the calls made, since start or the last resetStats(). */
   stats(): UdpReceiverStats {
     const r = this.raw();
     const b = this.base;

@@ -53,6 +53,7 @@ export interface UdpSenderStats {
 export class UdpSendError extends SockbufError {
   declare readonly errno: number;
   declare readonly syscall: 'sendmmsg';
+  /** The errno of the failed datagram, its index in the call, the call's count and the datagrams sent before it. */
   constructor(
     errno: number,
     readonly index: number,

@@ -87,6 +87,7 @@ export class UdpSender {
   /** Called once when the kernel refuses GSO (the refused datagrams went without it). */
   onWarning: (message: string) => void = (m) => process.emitWarning(m, { code: 'SOCKBUF_GSO' });
 
+  /** A sender whose socket is made at once (for `to` given as an address); createUdpSender also waits for a host name to resolve. */
   constructor(o: UdpSenderOptions = {}) {
     this.to = o.to === undefined ? undefined : typeof o.to === 'string' ? parseTo(o.to) : o.to;
     this.batch = checkBatch(o.batch);
@@ -161,10 +162,12 @@ export class UdpSender {
     return this.gso.refusal;
   }
 
+  /** Datagrams and bytes the kernel accepted, calls, GSO messages, full buffers and refusals by errno name, since the sender was made. */
   stats(): UdpSenderStats {
     return { ...this.counters, errorsByCode: { ...this.counters.errorsByCode } };
   }
 
+  /** The default destination as `host:port`, if one was given. */
   get address(): string | undefined {
     return this.to && formatHostPort(this.to);
   }

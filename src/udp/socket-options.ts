@@ -71,23 +71,28 @@ export class SocketOptionsMixin extends EventEmitter {
     return r;
   }
 
+  /** SO_RCVBUF, as node:dgram's (the kernel clamps it to rmem_max, then doubles it). */
   setRecvBufferSize(size: number): void {
     this.bufferSize(size, 'recv');
     this.recvBufferSet = true;
   }
 
+  /** SO_RCVBUF as getsockopt reports it. */
   getRecvBufferSize(): number {
     return this.bufferSize(0, 'recv');
   }
 
+  /** SO_SNDBUF, as node:dgram's (the kernel clamps it to wmem_max, then doubles it). */
   setSendBufferSize(size: number): void {
     this.bufferSize(size, 'send');
   }
 
+  /** SO_SNDBUF as getsockopt reports it. */
   getSendBufferSize(): number {
     return this.bufferSize(0, 'send');
   }
 
+  /** SO_BROADCAST on or off. */
   setBroadcast(flag: boolean): void {
     this.setIntChecked(SOL_SOCKET, SO_BROADCAST, flag ? 1 : 0, 'setBroadcast');
   }
@@ -112,6 +117,7 @@ export class SocketOptionsMixin extends EventEmitter {
     return ttl;
   }
 
+  /** IP_MULTICAST_LOOP (IPv6: IPV6_MULTICAST_LOOP) on or off; returns `flag`. */
   setMulticastLoopback(flag: boolean): boolean {
     const six = this.family === 6;
     const name = six ? IPV6_MULTICAST_LOOP : IP_MULTICAST_LOOP;
@@ -119,6 +125,7 @@ export class SocketOptionsMixin extends EventEmitter {
     return flag;
   }
 
+  /** The interface outgoing multicast leaves by, as node:dgram's. */
   setMulticastInterface(interfaceAddress: string): void {
     if (!this.isOpen) throw errNotRunning();
     if (typeof interfaceAddress !== 'string')
@@ -137,10 +144,12 @@ export class SocketOptionsMixin extends EventEmitter {
     this.check(r, syscall);
   }
 
+  /** Joins a multicast group (IP_ADD_MEMBERSHIP), as node:dgram's. */
   addMembership(multicastAddress: string, interfaceAddress?: string): void {
     this.member(multicastAddress, interfaceAddress, true);
   }
 
+  /** Leaves a multicast group (IP_DROP_MEMBERSHIP), as node:dgram's. */
   dropMembership(multicastAddress: string, interfaceAddress?: string): void {
     this.member(multicastAddress, interfaceAddress, false);
   }
@@ -156,10 +165,12 @@ export class SocketOptionsMixin extends EventEmitter {
     this.check(r, syscall);
   }
 
+  /** Joins a source-specific multicast group, as node:dgram's. */
   addSourceSpecificMembership(sourceAddress: string, groupAddress: string, interfaceAddress?: string): void {
     this.sourceMember(sourceAddress, groupAddress, interfaceAddress, true);
   }
 
+  /** Leaves a source-specific multicast group, as node:dgram's. */
   dropSourceSpecificMembership(sourceAddress: string, groupAddress: string, interfaceAddress?: string): void {
     this.sourceMember(sourceAddress, groupAddress, interfaceAddress, false);
   }

@@ -67,10 +67,10 @@ export class Socket extends SocketOptionsMixin {
   private connectState: 'disconnected' | 'connecting' | 'connected' = 'disconnected';
   private queue: (() => void)[] | undefined;
   private referenced = true;
-  private keepAlive: NodeJS.Timeout | undefined;
   private receiver: SocketReceiver | undefined;
   private sends: SendQueue | undefined;
 
+  /** As node:dgram's: 'udp4' or 'udp6', or options; `listener` is added for 'message'. Prefer createSocket(). */
   constructor(type: SocketType | SocketOptions, listener?: (msg: Buffer, rinfo: unknown) => void) {
     const o: SocketOptions = type !== null && typeof type === 'object' ? { ...type } : { type };
     if (o.type !== 'udp4' && o.type !== 'udp6') throw errBadType();
@@ -119,6 +119,7 @@ export class Socket extends SocketOptionsMixin {
     return isIP(ip) === this.family ? 0 : -EINVAL;
   }
 
+  /** As node:dgram's bind([port][, address][, callback]) or bind(options[, callback]): the reader thread starts once bound. */
   bind(port?: unknown, address?: unknown, callback?: () => void): this;
   bind(...args: unknown[]): this {
     this.healthCheck();
@@ -211,13 +212,12 @@ export class Socket extends SocketOptionsMixin {
     }
     if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
     this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
-    this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
-    if (!this.referenced) this.keepAlive.unref();
     // reading starts now, as node:dgram's (a datagram with no 'message' listener is read and dropped)
     this.receiver = new SocketReceiver(fd, this.type, this, {
       maxQueueDelay: this.o.maxQueueDelay ?? 0,
       readerNice: this.o.readerNice ?? 0,
     });
+    if (!this.referenced) this.receiver.setRef(false);
     this.emit('listening');
   }
 
@@ -240,6 +240,7 @@ export class Socket extends SocketOptionsMixin {
     this.queue.push(f);
   }
 
+  /** As node:dgram's send(): what one tick queues goes out in one sendmmsg call. */
   send(msg: unknown, ...rest: unknown[]): void {
     const a = readSendArgs([msg, ...rest], this.connectState === 'connected', errIsConnected);
     this.healthCheck();
@@ -273,6 +274,7 @@ export class Socket extends SocketOptionsMixin {
     });
   }
 
+  /** As node:dgram's connect(port[, address][, callback]). */
   connect(port: unknown, address?: unknown, callback?: () => void): void {
     const p = validatePort(port, false);
     let addr = address;
@@ -314,6 +316,7 @@ export class Socket extends SocketOptionsMixin {
     });
   }
 
+  /** As node:dgram's disconnect(): ERR_SOCKET_DGRAM_NOT_CONNECTED when not connected. */
   disconnect(): void {
     if (this.connectState !== 'connected') throw errNotConnected();
     const r = udpDisconnect(this.fd);
@@ -321,11 +324,13 @@ export class Socket extends SocketOptionsMixin {
     this.connectState = 'disconnected';
   }
 
+  /** The bound address, as node:dgram's address(). */
   address(): AddressInfo {
     this.healthCheck();
     return this.endpoint(false, 'getsockname');
   }
 
+  /** The connected peer's address, as node:dgram's remoteAddress(). */
   remoteAddress(): AddressInfo {
     this.healthCheck();
     if (this.connectState !== 'connected') throw errNotConnected();
@@ -338,6 +343,7 @@ export class Socket extends SocketOptionsMixin {
     return { address: ep.host, family: ep.family === 6 ? 'IPv6' : 'IPv4', port: ep.port };
   }
 
+  /** Closes the socket and stops its reader, as node:dgram's close(); 'close' is emitted on the next tick. */
   close(callback?: () => void): this {
     if (typeof callback === 'function') this.on('close', callback);
     if (this.queue !== undefined) {
@@ -347,7 +353,6 @@ export class Socket extends SocketOptionsMixin {
     this.healthCheck();
     this.isOpen = false;
     this.sends?.close();
-    clearInterval(this.keepAlive);
     const fd = this.fd;
     this.fd = -1;
     // the receiver closes the descriptor (in the reader thread, when that has it)
@@ -357,22 +362,26 @@ export class Socket extends SocketOptionsMixin {
     return this;
   }
 
+  /** As node:dgram's ref(): an open socket keeps the process alive. */
   ref(): this {
     this.referenced = true;
-    if (this.isOpen) this.keepAlive?.ref();
+    if (this.isOpen) this.receiver?.setRef(true);
     return this;
   }
 
+  /** As node:dgram's unref(): the socket alone does not keep the process alive. */
   unref(): this {
     this.referenced = false;
-    this.keepAlive?.unref();
+    this.receiver?.setRef(false);
     return this;
   }
 
+  /** Bytes queued for sending and not yet handed to the kernel. */
   getSendQueueSize(): number {
     return this.sends?.bytes ?? 0;
   }
 
+  /** Datagrams queued for sending and not yet handed to the kernel. */
   getSendQueueCount(): number {
     return this.sends?.count ?? 0;
   }
@@ -382,6 +391,7 @@ export class Socket extends SocketOptionsMixin {
     return socketStats(this.receiver, this.sends, this.fd);
   }
 
+  /** Closes the socket (`await using`); resolves on close. */
   [Symbol.asyncDispose](): Promise<void> {
     if (!this.isOpen) return Promise.resolve();
     return new Promise((resolve) => this.close(() => resolve()));

@@ -31,13 +31,14 @@ for (const receiver of ['batch', 'dgram'] as const) {
       },
       {
         onReady: (info) => {
-          const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '20k' });
           sending = Promise.all([
             junkFrom(info.port),
-            s
-              .run({ count: 2000, duration: '5s' })
-              .then(() => s.sendTrailer(2, 10))
-              .finally(() => s.close()),
+            createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '20k' }).then((s) =>
+              s
+                .run({ count: 2000, duration: '5s' })
+                .then(() => s.sendTrailer(2, 10))
+                .finally(() => s.close()),
+            ),
           ]);
         },
       },
@@ -62,8 +63,9 @@ test("a UDP far end cuts the test past serve's max-bytes and says so", async () 
     },
     {
       onReady: (info) => {
-        const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 1000, rate: '10k' });
-        s.run({ count: 20_000, duration: '3s' }).finally(() => s.close());
+        void createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 1000, rate: '10k' }).then((s) =>
+          s.run({ count: 20_000, duration: '3s' }).finally(() => s.close()),
+        );
       },
     },
   );

@@ -21,11 +21,12 @@ for (const receiver of ['batch', 'dgram'] as const) {
       {
         onReady: (info) => {
           port = info.port;
-          const s = createUdpBlast({ to: `127.0.0.1:${port}`, size: 64, rate: '20k', flows: 2 });
-          sending = s
-            .run({ count: 3000, duration: '5s' })
-            .then(() => s.sendTrailer(2, 10))
-            .finally(() => s.close());
+          sending = createUdpBlast({ to: `127.0.0.1:${port}`, size: 64, rate: '20k', flows: 2 }).then((s) =>
+            s
+              .run({ count: 3000, duration: '5s' })
+              .then(() => s.sendTrailer(2, 10))
+              .finally(() => s.close()),
+          );
         },
         onInterval: (i) => intervals.push(i.received),
       },
@@ -53,8 +54,9 @@ test('runUdpSink stops by itself after --idle once datagrams came', async () => 
     { listen: '127.0.0.1:0', gro: false, idle: 200 },
     {
       onReady: (info) => {
-        const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '10k' });
-        s.run({ count: 100, duration: '5s' }).finally(() => s.close());
+        void createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '10k' }).then((s) =>
+          s.run({ count: 100, duration: '5s' }).finally(() => s.close()),
+        );
       },
     },
   );

@@ -35,7 +35,7 @@ test('a consumer stalled 5 s under load (onFull: drop): the reader keeps reading
       } else after += b.count;
     },
   });
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
   try {
     const sending = s.run({ duration: STALL_MS + 1500 });
     await inStall;

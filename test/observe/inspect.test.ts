@@ -188,7 +188,7 @@ test('watchSockets checks its interval: a UsageError naming intervalSeconds, bef
       (err: unknown) =>
         err instanceof UsageError &&
         err.option === 'intervalSeconds' &&
-        /\(expected 50ms to 1h\)/.test(err.message),
+        /\(expected a duration from 50 ms to 1 h\)/.test(err.message),
       String(bad),
     );
   }

@@ -71,7 +71,7 @@ for (const [segment, count, last] of [
 test('GSO sender into a GRO receiver: every sequence number arrives exactly once', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: true, onFull: 'wait' });
   const c = consume(r);
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '300k', gso: true, batch: 4 });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '300k', gso: true, batch: 4 });
   try {
     assert.ok(s.usingGso);
     const res = await s.run({ count: 30_000, duration: '10s' });
@@ -100,10 +100,12 @@ test('with GRO the sink says kernel drops count coalesced messages, and loss com
     { listen: '127.0.0.1:0', gro: true, idle: 1000 },
     {
       onReady: (info) => {
-        const s = createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '100k', gso: true });
-        s.run({ count: 2000, duration: '5s' })
-          .then(() => s.sendTrailer(1, 0))
-          .finally(() => s.close());
+        void createUdpBlast({ to: `127.0.0.1:${info.port}`, size: 64, rate: '100k', gso: true }).then((s) =>
+          s
+            .run({ count: 2000, duration: '5s' })
+            .then(() => s.sendTrailer(1, 0))
+            .finally(() => s.close()),
+        );
       },
     },
   );
@@ -118,12 +120,12 @@ test('a kernel that refuses UDP_GRO / UDP_SEGMENT (forced off): auto falls back,
   process.env.SOCKBUF_DISABLE_GSO = '1';
   try {
     await assert.rejects(createUdpReceiver({ listen: '127.0.0.1:0', gro: true }), EnvironmentError);
-    assert.throws(() => createUdpBlast({ to: '127.0.0.1:9', gso: true }), EnvironmentError);
+    await assert.rejects(createUdpBlast({ to: '127.0.0.1:9', gso: true }), EnvironmentError);
     const r = await createUdpReceiver({ listen: '127.0.0.1:0' });
     assert.equal(r.gro, false);
     assert.equal(r.layout.slot, 2048, 'without GRO the slots are the plain default');
     const c = consume(r);
-    const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', gso: 'auto' });
+    const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', gso: 'auto' });
     const res = await s.run({ count: 1000, duration: '5s' });
     s.close();
     assert.equal(res.gso, false);
@@ -141,7 +143,7 @@ test('a kernel that refuses UDP_GRO / UDP_SEGMENT (forced off): auto falls back,
 test('GSO refused at send time (EINVAL: no UDP checksum, as on a NIC without offload) falls back once', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, onFull: 'wait' });
   const c = consume(r);
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '10k', gso: true });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '10k', gso: true });
   // SO_NO_CHECK: the kernel refuses UDP_SEGMENT sends on a socket that sends no checksum
   for (const fd of s.fds) setIntOption(fd, SOL_SOCKET, SO_NO_CHECK, 1);
   const warnings: string[] = [];

@@ -106,7 +106,7 @@ test('a port already in use is refused with an EnvironmentError (exit 3)', async
 test('a steady flow is read in batches, not a recvmmsg call per datagram or two', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false, batch: 64, coalesce: '1ms' });
   const c = consume(r);
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k' });
   try {
     const res = await s.run({ count: 25_000, duration: '5s' });
     await until(
@@ -162,7 +162,7 @@ test('flood past a slow consumer: alive, bounded memory, sent = received + kerne
   });
   const rss0 = process.memoryUsage().rss;
   const c = consume(r, { each: () => sleep(2) }); // about 16 k datagrams/s: the sender is ~10× faster
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
   try {
     const oversize = 10;
     const [res] = await Promise.all([
@@ -193,7 +193,7 @@ test('flood past a slow consumer: alive, bounded memory, sent = received + kerne
 test('close() during a flood returns and ends the iteration', async () => {
   const r = await createUdpReceiver({ listen: '127.0.0.1:0', gro: false });
   const c = consume(r);
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: 'max' });
   const ac = new AbortController();
   const sending = s.run({ duration: 5000, signal: ac.signal });
   await until(() => r.stats().received > 1000);
@@ -227,7 +227,7 @@ for (const onFull of ['drop', 'wait'] as const) {
         } else after += b.count;
       },
     });
-    const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '100k' });
+    const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '100k' });
     try {
       const res = await s.run({ duration: stallMs + 400 });
       await until(() => accounted(r) === res.sent && r.stats().queued === 0);
@@ -253,7 +253,7 @@ test('SO_REUSEPORT sockets share a port; many flows spread over them', async () 
       per[b.socket] += b.count;
     },
   });
-  const s = createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', flows: 16, batch: 4 });
+  const s = await createUdpBlast({ to: `127.0.0.1:${r.port}`, size: 64, rate: '50k', flows: 16, batch: 4 });
   try {
     const res = await s.run({ count: 4000, duration: '5s' });
     await until(() => per[0] + per[1] >= res.sent);

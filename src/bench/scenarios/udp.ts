@@ -10,8 +10,8 @@
 import { parseSendRate } from '../../ends/udp-blast.js';
 import { HEADER_BYTES } from '../../ends/udp-header.js';
 import { EnvironmentError } from '../../errors.js';
-import { checkWhole, MAX_DATAGRAM, OPTIONS } from '../../policy/option-registry.js';
-import { parseDuration, parseList, parsePercent, parseSize, parseSizeIn } from '../../policy/units.js';
+import { checkOption, checkWhole, MAX_DATAGRAM, OPTIONS } from '../../policy/option-registry.js';
+import { parseDuration, parseList, parsePercent, parseSizeIn } from '../../policy/units.js';
 import { which } from '../../sys/process.js';
 import { declaredOption } from '../options.js';
 import type { Row, Scenario } from '../scenario.js';
@@ -89,7 +89,9 @@ const scenario: Scenario<Params> = {
       findMax,
       tolerancePct: parsePercent(String(o.tolerance), '--tolerance') * 100,
       steps: checkWhole('steps', o.steps, '--steps'),
-      rcvbuf: String(parseSize(String(o.rcvbuf ?? '8MiB'), '--rcvbuf')),
+      rcvbuf: String(
+        checkOption('receiverRcvbuf', String(o.rcvbuf ?? OPTIONS.receiverRcvbuf.default), '--rcvbuf'),
+      ),
     };
   },
   points: (p) =>

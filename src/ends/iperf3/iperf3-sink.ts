@@ -104,6 +104,7 @@ export class Iperf3Sink {
     this.timer.unref();
   }
 
+  /** Listens for iperf3 clients: resolves once listening; `emit` gets the sink's JSON lines. */
   static async start(opts: Iperf3SinkOptions, emit: Emit): Promise<Iperf3Sink> {
     let sink: Iperf3Sink | undefined;
     const server = await listen(
@@ -167,7 +168,7 @@ export class Iperf3Sink {
       }
       await new Promise<void>((ready, fail) => {
         const timer = setTimeout(
-          () => fail(new Error(`not all ${p.parallel} streams came within ${COOKIE_SECONDS} s`)),
+          () => fail(new PeerError(`not all ${p.parallel} streams came within ${COOKIE_SECONDS} s`)),
           COOKIE_SECONDS * 1000,
         );
         t.want = {
@@ -179,7 +180,7 @@ export class Iperf3Sink {
         };
         conn.closed.then(() => {
           clearTimeout(timer);
-          fail(new Error('the client closed the control connection'));
+          fail(new PeerError('the client closed the control connection'));
         });
         ctrl.sendState(State.CREATE_STREAMS);
       }).finally(() => {
