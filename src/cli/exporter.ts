@@ -72,6 +72,9 @@ export function register(program: Command): void {
             '--probe-allow',
           ]);
       }
+      // an empty path is a mistake (an unset variable in a unit file), not "no web config"
+      if (o['web.config.file'] === '')
+        throw UsageError.invalid('web.config.file', '', 'the path of a web config file');
       const log = (line: string) => process.stderr.write(`sockbuf exporter: ${printable(line)}\n`);
       const exp = await startExporter({
         webConfigFile: o['web.config.file'],

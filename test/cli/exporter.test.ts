@@ -122,13 +122,15 @@ test('exporter: bad --probe-* values exit 2 naming the flag; a --probe-* option 
   }
 });
 
-test('exporter --web.config.file: a file that is wrong or missing exits 2 with one line naming the option', () => {
+test('exporter --web.config.file: a file that is wrong or missing, or an empty path, exits 2 with one line naming the option', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sockbuf-webcfg-cli-'));
   try {
     writeFileSync(join(dir, 'web.yml'), 'tls_server_config:\n  cert_file: a.crt\n  key_fil: a.key\n');
     for (const [file, why] of [
       [join(dir, 'web.yml'), /field tls_server_config\.key_fil is not a known field/],
       [join(dir, 'missing.yml'), /ENOENT/],
+      // an unset variable in a unit file: not "no web config", which would serve without TLS or auth
+      ['', /invalid value for --web\.config\.file: ''/],
     ] as const) {
       const r = spawnSync(
         process.execPath,
@@ -140,7 +142,7 @@ test('exporter --web.config.file: a file that is wrong or missing exits 2 with o
       );
       assert.equal(r.status, 2, r.stderr);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-      assert.match(r.stderr, /^sockbuf: --web\.config\.file /);
+      assert.match(r.stderr, /^sockbuf: (invalid value for )?--web\.config\.file[ :]/);
       assert.match(r.stderr, why);
       assert.doesNotMatch(r.stderr, /serving/);
     }
