@@ -104,18 +104,18 @@ export class ResolveError extends EnvironmentError {
   readonly value?: string;
   readonly #render: (name: OptionNamer) => string;
 
+  /** The name that did not resolve. */
+  readonly host: string;
+
   /** A host name that did not resolve: the name, the resolver's code (ENOTFOUND …) and, when known, the option that carried it. */
-  constructor(
-    readonly host: string,
-    code: string,
-    where?: { option: string; value?: string },
-  ) {
+  constructor(host: string, code: string, where?: { option: string; value?: string }) {
     const render = (name: OptionNamer) =>
       where
         ? `cannot resolve ${name(where.option)} '${where.value ?? host}': no such host '${host}' (${code})`
         : `cannot resolve host '${host}' (${code})`;
     super(render(asWritten), { code });
     this.name = 'ResolveError';
+    this.host = host;
     this.#render = render;
     if (where) {
       this.option = where.option;
@@ -134,6 +134,7 @@ export class ResolveError extends EnvironmentError {
  * iperf3 peer's unexpected state or document, an end whose output lacks its result line.
  */
 export class PeerError extends SockbufError {
+  /** What the peer did wrong, in words; `cause` is the error that revealed it, when there is one. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'ERR_SOCKBUF_PROTOCOL', { cause: options?.cause });
     this.name = 'PeerError';

@@ -63,6 +63,7 @@ export { startTcpSink, TcpSink, type TcpSinkOptions } from './ends/tcp-sink.js';
 export { runTcpBlast, type TcpBlastOptions } from './ends/tcp-source.js';
 export { createUdpBlast, UdpBlast, type UdpBlastOptions, type UdpBlastResult } from './ends/udp-blast.js';
 export { runUdpSink, type UdpSinkOptions, type UdpSinkResult } from './ends/udp-sink.js';
+export { PeerError, type SockbufErrorCode } from './errors.js';
 export { downLabs, execInLab, holdLab, type LabUp, runUnderLab, upLab } from './lab/hold.js';
 export { Lab, type LabOptions, withLab } from './lab/lab.js';
 export { type HostName, type LabInfo, type LabListing, listLabs } from './lab/registry.js';

@@ -74,6 +74,7 @@ const TOOLS_EXPORTS = [
   'listLabs',
   'loadResults',
   'mergeResults',
+  'PeerError',
   'renderHtml',
   'renderTable',
   'rulesYaml',

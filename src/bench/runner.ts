@@ -126,7 +126,7 @@ export async function runEnds(ends: Ends, opts: RunOptions): Promise<RunOutput> 
       );
     }, opts.timeoutSeconds * 1000);
     if (opts.signal) {
-      onAbort = () => reject(opts.signal?.reason ?? new Error('aborted'));
+      onAbort = () => reject(opts.signal?.reason ?? new DOMException('aborted', 'AbortError'));
       if (opts.signal.aborted) onAbort();
       else opts.signal.addEventListener('abort', onAbort, { once: true });
     }

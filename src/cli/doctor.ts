@@ -32,6 +32,6 @@ export function register(program: Command): void {
       else if (o.json) process.stdout.write(`${JSON.stringify(d.document(), null, 2)}\n`);
       else process.stdout.write(printableText(d.text()));
       // --sysctl-conf printed what was asked for: `doctor --sysctl-conf > f && …` must work
-      process.exitCode = o.sysctlConf ? 0 : d.exitCode;
+      process.exitCode = !o.sysctlConf && d.problems ? 1 : 0;
     });
 }

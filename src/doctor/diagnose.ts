@@ -10,7 +10,7 @@ import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
-import { type DoctorTargets, exitCode, type Finding, PROBLEMS, sysctlConf } from './rules.js';
+import { type DoctorTargets, type Finding, hasProblems, PROBLEMS, sysctlConf } from './rules.js';
 import { formatSocketFindings, type SocketFinding, socketFindings } from './sockets.js';
 
 /** What diagnose takes: the bandwidth and RTT to size the buffers for, and the host to read. */
@@ -50,11 +50,11 @@ export interface DoctorDocument {
   sockets?: SocketFinding[];
 }
 
-/** What diagnose resolves with: the findings, the exit code, the sysctl.d file that would fix them. */
+/** What diagnose resolves with: the findings, whether one is a problem, the sysctl.d file that would fix them. */
 export interface Diagnosis extends HostCheck {
   targets: DoctorTargets;
-  /** 1 when a finding is a problem (what `sockbuf doctor` exits with), else 0. */
-  exitCode: 0 | 1;
+  /** Whether a finding is a problem (`sockbuf doctor` then exits 1). */
+  problems: boolean;
   /** The table and explanations `sockbuf doctor` prints. */
   text(): string;
   /** The sockbuf.v1 document `sockbuf doctor --json` prints (docs/results-schema.json). */
@@ -88,7 +88,7 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
     ...check,
     targets,
     sockets,
-    exitCode: exitCode(findings),
+    problems: hasProblems(findings),
     text: () =>
       formatFindings(findings, targets, host.procSysReadOnly) +
       (sockets ? `\n${formatSocketFindings(sockets).join('\n')}\n` : ''),

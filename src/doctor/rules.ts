@@ -306,9 +306,9 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
   return out;
 }
 
-/** 1 when any finding is a problem, else 0: the exit code. */
-export function exitCode(findings: Finding[]): 0 | 1 {
-  return findings.some((f) => PROBLEMS.includes(f.status)) ? 1 : 0;
+/** Whether any finding is a problem (`sockbuf doctor` then exits 1). */
+export function hasProblems(findings: Finding[]): boolean {
+  return findings.some((f) => PROBLEMS.includes(f.status));
 }
 
 /** An /etc/sysctl.d file that sets every recommended value. Pure. */

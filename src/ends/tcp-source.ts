@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type net from 'node:net';
-import { EnvironmentError, UsageError } from '../errors.js';
+import { EnvironmentError, PeerError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
@@ -68,7 +68,7 @@ export function pump(
       socket.off('drain', write);
       reject(err);
     };
-    const onClose = () => onError(new Error('the peer closed the connection before the transfer ended'));
+    const onClose = () => onError(new PeerError('the peer closed the connection before the transfer ended'));
     const done = () => {
       socket.off('error', onError);
       socket.off('close', onClose);

@@ -44,6 +44,8 @@ export function udpBind(fd: number, host: string, port: number): number {
   return rc(fn('bind')(fd, sa, sa.length));
 }
 
+const last: { host: string; port: number; sa: Buffer } = { host: '', port: -1, sa: Buffer.alloc(0) };
+
 /** One datagram, sendto(2) (or send(2) to the connected peer without `to`), MSG_DONTWAIT: bytes or −errno. */
 export function udpSendOne(
   fd: number,
@@ -51,7 +53,13 @@ export function udpSendOne(
   to: { address: string; port: number } | undefined,
 ): number {
   if (!to) return rc(Number(fn('send')(fd, data, data.length, MSG_DONTWAIT)));
-  const sa = encodeSockaddr({ host: to.address, port: to.port });
+  // the last destination's sockaddr is kept: a reply, a client's queries go to the same one
+  if (to.address !== last.host || to.port !== last.port) {
+    last.sa = encodeSockaddr({ host: to.address, port: to.port });
+    last.host = to.address;
+    last.port = to.port;
+  }
+  const sa = last.sa;
   return rc(Number(fn('sendto')(fd, data, data.length, MSG_DONTWAIT, sa, sa.length)));
 }
 
@@ -184,18 +192,4 @@ export function multicastInterface(fd: number, family: 4 | 6, iface: string): nu
   const b = Buffer.alloc(4);
   b.writeInt32LE(index, 0);
   return setBuf(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, b);
-}
-
-/** SIOCGSTAMP (the 64-bit struct timeval form): the kernel's arrival time of the last datagram read. */
-const SIOCGSTAMP = 0x8906;
-const stampBuf = Buffer.alloc(16);
-
-/**
- * When the datagram read last from `fd` reached its queue (kernel clock, wall-clock µs), or −errno
- * (ENOENT: none read since the first call, which turns the kernel's stamping on for the socket).
- */
-export function lastArrivalUs(fd: number): number {
-  const r = fn('ioctl')(fd, SIOCGSTAMP, stampBuf);
-  if (r < 0) return -errno();
-  return Number(stampBuf.readBigInt64LE(0)) * 1e6 + Number(stampBuf.readBigInt64LE(8));
 }

@@ -85,6 +85,10 @@ export class SocketReceiver implements ReaderSink {
   private windowCount = 0;
   private readerDrops = 0;
   private readerTruncated = 0;
+  /** Whether the socket keeps the process alive (ref()/unref()). */
+  private referenced = true;
+  /** What keeps it alive while no node:dgram socket reads for it (on the reader thread, or starting). */
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly fd: number,
@@ -100,6 +104,7 @@ export class SocketReceiver implements ReaderSink {
       // stamped, and are judged by their age when it takes them.
       setInt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
       this.toThread();
+      this.syncRef();
     } else this.readOnMain();
   }
 
@@ -112,8 +117,29 @@ export class SocketReceiver implements ReaderSink {
     inner.on('message', (msg, rinfo) => this.onMain(msg, rinfo));
     inner.on('error', (e) => this.target.emit('error', e));
     inner.bind({ fd: dup, exclusive: true }); // exclusive: in a cluster worker too, this descriptor
-    inner.unref();
     this.inner = inner;
+    this.syncRef();
+  }
+
+  /** ref()/unref() of the socket. */
+  setRef(on: boolean): void {
+    this.referenced = on;
+    this.syncRef();
+  }
+
+  /**
+   * While the main thread reads, its node:dgram socket keeps the process alive as node's would
+   * (ref'd or not); otherwise (on the reader thread, which never does) a timer that never fires.
+   */
+  private syncRef(): void {
+    const inner = this.inner;
+    if (inner) this.referenced ? inner.ref() : inner.unref();
+    const need = this.referenced && !inner && this.mode !== 'closed';
+    if (need && !this.keepAlive) this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+    else if (!need && this.keepAlive) {
+      clearInterval(this.keepAlive);
+      this.keepAlive = undefined;
+    }
   }
 
   private onMain(msg: Buffer, rinfo: dgram.RemoteInfo): void {
@@ -167,6 +193,7 @@ export class SocketReceiver implements ReaderSink {
         this.inner?.close();
         this.inner = undefined;
         this.mode = 'thread';
+        this.syncRef();
         this.handovers++;
         this.windowStart = performance.now();
         this.windowCount = 0;
@@ -284,6 +311,7 @@ export class SocketReceiver implements ReaderSink {
     if (this.lastDrops || this.handovers) this.finalKernelDrops = this.kernelDrops();
     this.inner?.close();
     this.inner = undefined;
+    this.syncRef();
     if ((was === 'thread' || was === 'releasing') && this.id >= 0) {
       this.keepCounts();
       sharedReader().close(this.id, this.fd);

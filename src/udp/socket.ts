@@ -67,7 +67,6 @@ export class Socket extends SocketOptionsMixin {
   private connectState: 'disconnected' | 'connecting' | 'connected' = 'disconnected';
   private queue: (() => void)[] | undefined;
   private referenced = true;
-  private keepAlive: NodeJS.Timeout | undefined;
   private receiver: SocketReceiver | undefined;
   private sends: SendQueue | undefined;
 
@@ -213,13 +212,12 @@ export class Socket extends SocketOptionsMixin {
     }
     if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
     this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
-    this.keepAlive = setInterval(() => {}, 2 ** 31 - 1);
-    if (!this.referenced) this.keepAlive.unref();
     // reading starts now, as node:dgram's (a datagram with no 'message' listener is read and dropped)
     this.receiver = new SocketReceiver(fd, this.type, this, {
       maxQueueDelay: this.o.maxQueueDelay ?? 0,
       readerNice: this.o.readerNice ?? 0,
     });
+    if (!this.referenced) this.receiver.setRef(false);
     this.emit('listening');
   }
 
@@ -355,7 +353,6 @@ export class Socket extends SocketOptionsMixin {
     this.healthCheck();
     this.isOpen = false;
     this.sends?.close();
-    clearInterval(this.keepAlive);
     const fd = this.fd;
     this.fd = -1;
     // the receiver closes the descriptor (in the reader thread, when that has it)
@@ -368,14 +365,14 @@ export class Socket extends SocketOptionsMixin {
   /** As node:dgram's ref(): an open socket keeps the process alive. */
   ref(): this {
     this.referenced = true;
-    if (this.isOpen) this.keepAlive?.ref();
+    if (this.isOpen) this.receiver?.setRef(true);
     return this;
   }
 
   /** As node:dgram's unref(): the socket alone does not keep the process alive. */
   unref(): this {
     this.referenced = false;
-    this.keepAlive?.unref();
+    this.receiver?.setRef(false);
     return this;
   }
 

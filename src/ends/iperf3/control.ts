@@ -2,7 +2,7 @@
 // n bytes. The bytes come through the connection's reader (onData) and wait in a queue until asked
 // for; a read that cannot be met rejects when the connection closes or its timeout passes.
 
-import { PeerError } from '../../errors.js';
+import { EnvironmentError, PeerError } from '../../errors.js';
 import { JsonLimitError, parseBoundedJson } from '../../policy/json.js';
 import type { TcpConnection } from '../../tcp/connection.js';
 import { encodeJson, encodeState, MAX_CONTROL_JSON_BYTES } from './protocol.js';
@@ -30,7 +30,7 @@ export class ControlChannel {
       this.serve();
     };
     conn.closed.then((err) => {
-      this.ended = err ?? new Error('the peer closed the control connection');
+      this.ended = err ?? new PeerError('the peer closed the control connection');
       this.serve();
     });
   }
@@ -59,11 +59,15 @@ export class ControlChannel {
 
   /** The next n bytes. One read at a time. */
   read(n: number, timeoutSeconds = this.timeoutSeconds): Promise<Buffer> {
-    if (this.waiter) return Promise.reject(new Error('a control read is already waiting'));
+    if (this.waiter) return Promise.reject(new PeerError('a control read is already waiting'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = undefined;
-        reject(new Error(`no answer on the control connection within ${timeoutSeconds} s`));
+        reject(
+          new EnvironmentError(`no answer on the control connection within ${timeoutSeconds} s`, {
+            code: 'ETIMEDOUT',
+          }),
+        );
       }, timeoutSeconds * 1000);
       timer.unref();
       this.waiter = {

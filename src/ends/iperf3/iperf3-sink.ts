@@ -168,7 +168,7 @@ export class Iperf3Sink {
       }
       await new Promise<void>((ready, fail) => {
         const timer = setTimeout(
-          () => fail(new Error(`not all ${p.parallel} streams came within ${COOKIE_SECONDS} s`)),
+          () => fail(new PeerError(`not all ${p.parallel} streams came within ${COOKIE_SECONDS} s`)),
           COOKIE_SECONDS * 1000,
         );
         t.want = {
@@ -180,7 +180,7 @@ export class Iperf3Sink {
         };
         conn.closed.then(() => {
           clearTimeout(timer);
-          fail(new Error('the client closed the control connection'));
+          fail(new PeerError('the client closed the control connection'));
         });
         ctrl.sendState(State.CREATE_STREAMS);
       }).finally(() => {
