@@ -33,6 +33,8 @@ export class RunFailure extends SockbufError {
 
 /** The runner itself got SIGINT/SIGTERM/SIGHUP: both ends were stopped (the CLI exits 128 + its number). */
 export class Interrupted extends SockbufError {
+  /** From runPoints: the points that had finished runs when it stopped, with their medians. */
+  results?: PointResult[];
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted by ${signal}; both ends stopped`, 'ERR_SOCKBUF_INTERRUPTED');
     this.name = 'Interrupted';
@@ -311,6 +313,11 @@ export async function runPoints<P>(
       }
     }
     opts.onProgress?.({ done, total });
+  } catch (err) {
+    // stopped by a signal: what it had goes with the error, for the caller to report
+    if (err instanceof Interrupted)
+      err.results = results.filter((r) => r.runs.length).map((r) => ({ ...r, ...columnStats(r.runs) }));
+    throw err;
   } finally {
     opts.signal?.removeEventListener('abort', forward);
     await scenario.tearDown?.(params);

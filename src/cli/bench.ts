@@ -7,6 +7,7 @@ import type { OptionSpec } from '../bench/options.js';
 import { renderJson, renderTable } from '../bench/output.js';
 import { renderHtml } from '../bench/pages.js';
 import { PLACEMENT_NAMES, type PlacementName, placementOptions } from '../bench/placement.js';
+import { Interrupted } from '../bench/runner.js';
 import type { Scenario } from '../bench/scenario.js';
 import { loadScenario, loadScenarios } from '../bench/scenario-registry.js';
 import { UsageError } from '../errors.js';
@@ -108,6 +109,12 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         onProgress: (p) => progress.update(p),
         signal: signals.signal,
       });
+    } catch (err) {
+      progress.stop();
+      // stopped by a signal: the points that had runs, as the table would show them
+      if (err instanceof Interrupted && err.results?.length)
+        process.stdout.write(`${printableText(renderTable(err.results, scenario.columns))}\n`);
+      throw err;
     } finally {
       progress.stop();
       signals.dispose();

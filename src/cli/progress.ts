@@ -32,6 +32,7 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): P
     },
     stop() {
       if (started) bar.stop();
+      started = false;
     },
   };
 }

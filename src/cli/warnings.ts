@@ -8,10 +8,9 @@ import { printable } from '../policy/printable.js';
 export function installWarnings(write: (line: string) => void = (l) => process.stderr.write(l)): void {
   process.removeAllListeners('warning');
   process.on('warning', (w: Error & { code?: string }) => {
-    // the library's own messages may start with 'sockbuf: ' (for an application's log); Node's and
-    // other libraries' keep their class name (DeprecationWarning: …)
-    const text = w.message.replace(/^sockbuf: /, '');
+    // the library's own say what they are by their code (SOCKBUF_*); Node's and other libraries' keep
+    // their class name (DeprecationWarning: …)
     const kind = w.name === 'Warning' || w.code?.startsWith('SOCKBUF_') ? '' : `${w.name}: `;
-    write(`sockbuf: warning: ${printable(kind + text)}\n`);
+    write(`sockbuf: warning: ${printable(kind + w.message)}\n`);
   });
 }

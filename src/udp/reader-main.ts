@@ -105,7 +105,7 @@ export function startReader(fd: number, s: ReaderSettings): Ring {
   const fail = (err: SockbufError) => {
     if (ring.failure) return;
     ring.failure = err;
-    process.emitWarning(`sockbuf: ${err.message}`, { code: 'SOCKBUF_READER' });
+    process.emitWarning(err.message, { code: 'SOCKBUF_READER' });
     Atomics.add(s.notify, 0, 1);
     Atomics.notify(s.notify, 0);
   };

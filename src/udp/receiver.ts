@@ -354,7 +354,7 @@ export async function createUdpReceiver(options: UdpReceiverOptions): Promise<Ud
   // said once when gro: 'auto' was asked for; the default leaves the reason in stats().groOff only
   if (r.groOff !== undefined && options.gro === 'auto' && !warnedGroOff) {
     warnedGroOff = true;
-    process.emitWarning(`sockbuf: gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
+    process.emitWarning(`gro 'auto' left UDP_GRO off: ${r.groOff}`, { code: 'SOCKBUF_GRO_OFF' });
   }
   return new UdpReceiver(r.options, r.entries, r.gro, r.groOff);
 }

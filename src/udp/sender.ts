@@ -154,10 +154,7 @@ export class UdpSender {
     return this.gso.max > 0;
   }
 
-  /**
-   * The last refusal of GSO, if any: the errno name, and the segment size refused (that size and
-   * larger no longer go with GSO; without a segment, EIO, none does).
-   */
+  /** GSO's last refusal, if any: the errno name and the segment size (it and larger go without GSO). */
   get gsoRefusal(): GsoRefusal | undefined {
     return this.gso.refusal;
   }

@@ -330,6 +330,17 @@ function cells(): Cell[] {
       check: (r) => assert.match(r.err, new RegExp(`interrupted by ${sig}; both ends stopped`)),
     });
     c.push({
+      name: `bench drain (1000 short runs), ${sig}: the table of the runs it had`,
+      run: () =>
+        run(['bench', 'drain', '--bytes', '8M', '--readers', 'fixed:64K', '--repeat', '1000'], {
+          signal: sig,
+          when: () => new Promise((r) => setTimeout(r, 6000)),
+        }),
+      bound: SIGNAL_SECONDS,
+      codes: [code],
+      check: (r) => assert.match(r.out, /^fixed:64K +\d+\.\d\d/m),
+    });
+    c.push({
       name: `bench (the quick suite, drain only), ${sig}: what it had written, the entry said interrupted`,
       run: async () => {
         const out = join(dir, `suite-${sig}.json`);
