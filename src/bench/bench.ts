@@ -5,15 +5,14 @@
 import { UsageError } from '../errors.js';
 import { labFromEnv } from '../lab/registry.js';
 import { parseLabShorthand } from '../lab/spec.js';
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { durationMs } from '../policy/units.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { parseServer } from '../serve/remote-end.js';
 import { benchRow, resultsDocument } from './document.js';
 import { type Expectation, evaluate, parseExpect, type Verdict } from './expect.js';
 import { type OptionSpec, type OptionValues, optionSpecs, optionValues, parseOptionArgv } from './options.js';
 import { type Placement, type PlacementName, resolvePlacement } from './placement.js';
 import type { ResultRow, ResultsDocument } from './report/results.js';
-import { DEFAULT_TIMEOUT_SECONDS, type PointResult, type Progress, runPoints } from './runner.js';
+import { type PointResult, type Progress, runPoints } from './runner.js';
 import type { Scenario } from './scenario.js';
 import { loadScenario } from './scenario-registry.js';
 
@@ -94,12 +93,12 @@ export async function prepareBench(
   const repeat = parseRepeat(opts.repeat ?? OPTIONS.repeat.default);
   const expects = (opts.expect ?? []).map(parseExpect);
   // the bench's own options are judged before the scenario's, whose checks may ask for more (--yes)
-  const asked = opts.timeout === undefined ? undefined : durationMs(opts.timeout, 'timeout') / 1000;
-  if (asked !== undefined && !(asked > 0)) throw UsageError.invalid('timeout', opts.timeout, 'more than 0');
+  const asked = opts.timeout === undefined ? undefined : checkOption('timeout', opts.timeout) / 1000;
   if (opts.lab !== undefined) parseLabShorthand(opts.lab);
   if (opts.remote !== undefined) parseServer(opts.remote, 'remote');
   const params = scenarioParams(s, opts.options);
-  const timeoutSeconds = asked ?? s.timeoutSeconds?.(params as never) ?? DEFAULT_TIMEOUT_SECONDS;
+  const timeoutSeconds =
+    asked ?? s.timeoutSeconds?.(params as never) ?? checkOption('timeout', OPTIONS.timeout.default) / 1000;
   return { scenario: s, params, repeat, timeoutSeconds, expects };
 }
 

@@ -13,7 +13,6 @@ import type { EndCommand, EndOutput, Ends, Point, Row, RunOutput, Scenario } fro
 
 /** How many stderr lines of each end are kept for error reports. */
 export const STDERR_TAIL = 20;
-export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /**
  * A run that failed: `end` is the end that failed, `endExitCode` its exit status when it exited with

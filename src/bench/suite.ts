@@ -4,12 +4,13 @@
 // with the reason; an entry whose options its scenario refuses is a UsageError, before anything runs.
 
 import { EnvironmentError, UsageError } from '../errors.js';
+import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { which } from '../sys/process.js';
 import { measure, parseRepeat, scenarioParams } from './bench.js';
 import { resultsDocument } from './document.js';
 import { type Placement, resolvePlacement } from './placement.js';
 import { checkResults, type ResultRow, type ResultsDocument } from './report/results.js';
-import { DEFAULT_TIMEOUT_SECONDS, type Progress, RunFailure } from './runner.js';
+import { type Progress, RunFailure } from './runner.js';
 import type { Scenario } from './scenario.js';
 import { loadScenario, scenarioNames } from './scenario-registry.js';
 import { entryCommand, SEEDS, type Seed, type SeedId, type SuiteEntry, verdicts } from './seeds/index.js';
@@ -138,7 +139,8 @@ export async function runSuite(opts: SuiteOptions = {}): Promise<ResultsDocument
     }
     opts.onEntry?.(e, 'start');
     const t = performance.now();
-    const timeoutSeconds = scenario.timeoutSeconds?.(params) ?? DEFAULT_TIMEOUT_SECONDS;
+    const timeoutSeconds =
+      scenario.timeoutSeconds?.(params) ?? checkOption('timeout', OPTIONS.timeout.default) / 1000;
     const points = scenario.points(params).length * repeat;
     const run = (placement: Placement) =>
       measure(

@@ -42,7 +42,7 @@ function addCommonOptions(cmd: Command): Command {
         .choices([...PLACEMENT_NAMES])
         .default('local'),
     )
-    .option('--timeout <duration>', "per run (default: the scenario's own, else 60s)");
+    .addOption(declared('timeout', undefined, true));
   return addOptions(cmd, placementOptions());
 }
 
@@ -100,7 +100,7 @@ async function benchScenario(scenario: Scenario, argv: string[]): Promise<void> 
         options: Object.fromEntries(Object.entries(opts).filter(([k]) => !common.has(k))),
         repeat: Number(opts.repeat),
         expect: opts.expect as string[] | undefined,
-        timeout: opts.timeout === undefined ? undefined : String(opts.timeout),
+        timeout: opts.timeout as number | undefined,
         // the default placement is the library's to choose (a lab around it, --lab, --remote)
         placement:
           cmd.getOptionValueSource('placement') === 'default' ? undefined : (opts.placement as PlacementName),

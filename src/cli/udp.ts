@@ -44,10 +44,7 @@ export function registerSinkUdp(sink: Command): void {
       '--idle <duration>',
       'stop when nothing arrived for this long (after the first arrival; a truncated or dropped datagram counts)',
     )
-    .option(
-      '--warm-up <duration>',
-      'send to itself this long before ready (never faster than it takes), then count from zero (0s: none; default 500ms)',
-    )
+    .addOption(declared('warmUp', undefined, true))
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
       const listen = parseListen(o.listen);
@@ -78,7 +75,7 @@ export function registerSinkUdp(sink: Command): void {
           gro: o.receiver === 'dgram' ? false : offload(o.gro ?? OPTIONS.gro.default),
           duration,
           idle,
-          warmUp: ms(o.warmUp, '--warm-up'),
+          warmUp: o.warmUp,
           signal: signals.signal,
           // set by `sockbuf serve` for its far ends: only the announced client counts, serve's caps hold
           farEnd: 'env',

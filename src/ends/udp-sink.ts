@@ -3,14 +3,14 @@
 // or an abort). Loss comes from the sequence numbers; with GRO the kernel's drop counter counts
 // coalesced messages, not datagrams, and the result says so.
 
-import { checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { durationMs } from '../policy/units.js';
 import { createDgramReceiver } from '../udp/node-dgram-baseline.js';
 import { createUdpReceiver, type UdpBatch, type UdpReceiverOptions } from '../udp/receiver.js';
 import { farEndFromEnv } from './far-end-limits.js';
 import { account, type UdpSinkResult } from './udp-sink-result.js';
 import { SequenceTracker } from './udp-tracker.js';
-import { WARM_UP_SECONDS, warmUp } from './udp-warm-up.js';
+import { warmUp } from './udp-warm-up.js';
 
 export type { UdpSinkResult } from './udp-sink-result.js';
 
@@ -251,7 +251,7 @@ function untilStop(
  */
 export async function runUdpSink(given: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
   const o = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
-  const warmUpMs = o.warmUp === undefined ? WARM_UP_SECONDS * 1000 : durationMs(o.warmUp, 'warmUp');
+  const warmUpMs = checkOption('warmUp', o.warmUp ?? OPTIONS.warmUp.default);
   for (const name of ['duration', 'idle', 'interval'] as const)
     if (o[name] !== undefined) durationMs(o[name], name);
   // the batch receiver checks these itself; node:dgram ignores them, yet they must still make sense

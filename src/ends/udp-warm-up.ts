@@ -3,8 +3,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createUdpBlast } from './udp-blast.js';
 
-export const WARM_UP_SECONDS = 0.5;
-
 /** Where this host reaches a socket bound to `host` (a wildcard address means loopback). */
 function selfAddress(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';

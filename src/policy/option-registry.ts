@@ -436,6 +436,27 @@ export const OPTIONS = {
     where: 'sink udp, createUdpReceiver, runUdpSink, serve',
     doc: 'bytes per datagram slot (default 2048; 64K with GRO); larger datagrams count as truncated',
   },
+  timeout: {
+    kind: 'duration',
+    flag: '--timeout',
+    arg: 'duration',
+    above: 0,
+    // where the scenario sets none
+    default: '60s',
+    unit: 'ms',
+    where: "bench <scenario>, runBench (a scenario's own first)",
+    doc: "per run (a scenario's own when it sets one)",
+  },
+  warmUp: {
+    kind: 'duration',
+    flag: '--warm-up',
+    arg: 'duration',
+    min: 0,
+    default: '500ms',
+    unit: 'ms',
+    where: 'sink udp, runUdpSink',
+    doc: 'send to itself this long before ready (never faster than it takes), then count from zero (0s: none)',
+  },
   watch: {
     kind: 'duration',
     flag: '--watch',

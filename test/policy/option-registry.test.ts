@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
 import {
+  checkOption,
   checkWhole,
+  expected,
   OPTIONS,
   optionOnWire,
   parseWhole,
@@ -59,7 +61,38 @@ test('every declaration is whole: a flag, a doc line, a range that holds its def
     }
     if (d.kind === 'choice' && d.default !== undefined)
       assert.ok((d.choices as string[]).includes(String(d.default)), name);
+    if (['size', 'duration', 'bitRate'].includes(String(d.kind))) {
+      assert.ok(d.unit, `${name}: the unit the library takes`);
+      // the default, as written, is within the range
+      if (d.default !== undefined) assert.ok(Number.isFinite(checkOption(name as never, d.default)), name);
+    }
   }
+});
+
+test('checkOption: a size, duration or bit rate as written or as a number in the declared unit, within the range', () => {
+  assert.equal(checkOption('rtt', '2ms'), 2, 'doctor takes milliseconds');
+  assert.equal(checkOption('rtt', 2), 2);
+  assert.equal(checkOption('duration', '1.5s'), 1.5, 'runTcpBlast takes seconds');
+  assert.equal(checkOption('udpRcvbuf', '8M'), 8 * 1024 * 1024);
+  assert.equal(checkOption('bandwidth', '10gbit'), 1e10);
+  for (const [option, bad, words] of [
+    ['rtt', '0ms', 'a duration more than 0 and at most 60 s'],
+    ['rtt', 60_001, 'a duration more than 0 and at most 60 s'],
+    ['interval', '5ms', 'a duration at least 10 ms'],
+    ['maxDuration', '25h', 'a duration more than 0 and at most 24 h'],
+    ['blastSize', 65_508, 'a size from 1 B to 65507 B'],
+    ['udpRcvbuf', '2GiB', 'a size from 1 B to 2 GiB'],
+    ['maxBytes', 1.5, 'a size of at least 1 B'],
+    ['bandwidth', '20tbit', 'a bit rate more than 0 and at most 10 Tbit/s'],
+  ] as const)
+    assert.throws(
+      () => checkOption(option, bad),
+      (e: unknown) =>
+        e instanceof UsageError && e.option === option && e.message.endsWith(`(expected ${words})`),
+      `${option} ${bad}`,
+    );
+  assert.equal(expected('sockets'), 'a whole number from 1 to 64');
+  assert.equal(expected('onFull'), 'one of drop, wait');
 });
 
 test("serve's wire bounds a whole-number parameter by the same declared range as the library", () => {
