@@ -22,7 +22,14 @@ const STATS_JS = createRequire(import.meta.url).resolve('statsd/stats.js');
 export const PRELOAD: Record<Variant, string[]> = {
   'node:dgram': [],
   'node:dgram 8MiB': ['--require', fileURLToPath(new URL('./dgram-rcvbuf.cjs', import.meta.url))],
-  'sockbuf/dgram': ['--import', 'sockbuf/dgram/register'],
+  'sockbuf/dgram': [
+    '--import',
+    'sockbuf/dgram/register',
+    // diagnosis (issue 35): with SOCKBUF_DGRAM_STATS_LOG=FILE, each socket's stats() every 100 ms
+    ...(process.env.SOCKBUF_DGRAM_STATS_LOG
+      ? ['--import', fileURLToPath(new URL('./dgram-stats.mjs', import.meta.url))]
+      : []),
+  ],
 };
 
 export interface Statsd {
