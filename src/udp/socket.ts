@@ -68,6 +68,8 @@ export class Socket extends SocketOptionsMixin {
   private queue: (() => void)[] | undefined;
   private referenced = true;
   private receiver: SocketReceiver | undefined;
+  /** Bound to a port it named (a server's socket), not to an ephemeral one. */
+  private namedPort = false;
   private sends: SendQueue | undefined;
 
   /** As node:dgram's: 'udp4' or 'udp6', or options; `listener` is added for 'message'. Prefer createSocket(). */
@@ -128,6 +130,7 @@ export class Socket extends SocketOptionsMixin {
     // as node:dgram: the port as a uint32, cut to 16 bits ('abc', null → 0; 1.5, true → 1; 70000 → 4464)
     const rawPort = a.port;
     const port = (Number(rawPort || 0) >>> 0) & 0xffff;
+    this.namedPort = port !== 0;
     this.bindState = 'binding';
     if (a.callback) {
       const cb = a.callback;
@@ -216,6 +219,7 @@ export class Socket extends SocketOptionsMixin {
     this.receiver = new SocketReceiver(fd, this.type, this, {
       maxQueueDelay: this.o.maxQueueDelay ?? 0,
       readerNice: this.o.readerNice ?? 0,
+      prestart: this.namedPort,
     });
     if (!this.referenced) this.receiver.setRef(false);
     this.emit('listening');
