@@ -16,6 +16,7 @@
 // team's heavy lock:
 //   flock /tmp/sockbuf-heavy.lock node --import tsx scripts/statsd-bench.ts [--rates 10k,20k,…]
 //     [--seconds 2] [--nice -15] [--json FILE] [--unpinned: StatsD on any CPU]
+//     [--idle MS: each StatsD idles this long after it is up, before the first datagram]
 // Needs dist/ (npm run build): the preload is the built package, as users get it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,6 +34,9 @@ const { values } = parseArgs({
     json: { type: 'string' },
     // issue 35: StatsD on any CPU (its reader thread may run beside it), the sender still on CPU 0
     unpinned: { type: 'boolean', default: false },
+    // milliseconds each fresh StatsD idles between answering its health check and the first datagram
+    // (every variant alike): a server is up before its flood; 0 (the default) sends at once
+    idle: { type: 'string', default: '0' },
   },
 });
 
@@ -51,6 +55,9 @@ if (!rates.length || rates.some((r) => !(r >= 1 && r <= 5e6)) || rates.length > 
   throw new Error(`--rates: expected 1 to 30 rates from 1 to 5M, got '${values.rates}'`);
 if (!(Number.isInteger(keys) && keys >= 1 && keys <= 100000))
   throw new Error(`--keys: expected 1 to 100000, got '${values.keys}'`);
+const idleMs = Number(values.idle);
+if (!(Number.isInteger(idleMs) && idleMs >= 0 && idleMs <= 10000))
+  throw new Error(`--idle: expected whole milliseconds from 0 to 10000, got '${values.idle}'`);
 const nice = Number(values.nice);
 if (!(Number.isInteger(nice) && nice >= -20 && nice <= 19))
   throw new Error(`--nice: expected a whole number from -20 to 19, got '${values.nice}'`);
@@ -76,6 +83,7 @@ const steps: Step[] = [];
 async function step(variant: Variant, r: number, sender: string): Promise<Step> {
   const s = await startStatsd(variant, dir, values.unpinned ? undefined : 1, seconds * 5 + 60, nice);
   try {
+    if (idleMs) await new Promise((res) => setTimeout(res, idleMs));
     const count = Math.max(1, Math.round(r * seconds));
     const cpu0 = s.cpuSeconds();
     const args = [String(s.port), String(r), String(count), String(keys)];
