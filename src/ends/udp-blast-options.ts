@@ -73,7 +73,7 @@ export function paceWarning(r: UdpBlastResult): string {
         : r.sendErrors > 0
           ? `the kernel refused ${r.sendErrors} sends`
           : "the sender's CPU could not keep up";
-  return `sockbuf: blast udp reached ${Math.round(r.datagramsPerSecond)} datagrams/s of the ${Math.round(asked)} asked (${pct} %): ${why}`;
+  return `blast udp reached ${Math.round(r.datagramsPerSecond)} datagrams/s of the ${Math.round(asked)} asked (${pct} %): ${why}`;
 }
 
 /** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */

@@ -66,6 +66,6 @@ export class GsoLimit {
     this.refusal = errno === EIO ? { code } : { code, segment };
     if (!first) return undefined;
     const what = errno === EIO ? 'the device does not take UDP_SEGMENT' : `segments of ${segment} bytes`;
-    return `sockbuf: GSO refused (${code}: ${what}); those datagrams went one by one`;
+    return `GSO refused (${code}: ${what}); those datagrams went one by one`;
   }
 }
