@@ -18,7 +18,6 @@ import {
   SCOUNT,
   SCTRL,
   type SharedRingData,
-  SLOT,
   SLOTS,
   sharedRingData,
   slotOf,
@@ -54,6 +53,8 @@ export interface ReaderSink {
 
 /** How long the thread outlives the last socket (a process that opens one socket per request keeps it). */
 const LINGER_MS = 2000;
+/** The longest the loop takes ring entries before it lets the event loop turn (timers, other I/O). */
+const TURN_MS = 1;
 
 class SharedReader {
   private readonly d: SharedRingData;
@@ -62,6 +63,7 @@ class SharedReader {
   private readonly counts: Int32Array;
   private readonly times: Float64Array;
   private readonly lengths: Uint32Array;
+  private readonly offsets: Uint32Array;
   private readonly arrivals: Float64Array;
   private readonly data: Buffer;
   private readonly names: Buffer;
@@ -99,6 +101,7 @@ class SharedReader {
     this.counts = new Int32Array(this.d.counts);
     this.times = new Float64Array(this.d.times);
     this.lengths = new Uint32Array(this.d.lengths);
+    this.offsets = new Uint32Array(this.d.offsets);
     this.arrivals = new Float64Array(this.d.arrivals);
     this.data = Buffer.from(this.d.data);
     this.names = Buffer.from(this.d.names);
@@ -258,7 +261,7 @@ class SharedReader {
       lengths: this.lengths.subarray(base, base + count),
       data: this.data,
       names: this.names,
-      dataOffset: (i) => (base + i) * SLOT,
+      dataOffset: (i) => this.offsets[base + i],
       arrivalUs: (i) => this.arrivals[base + i],
       nameOffset: (i) => (base + i) * NAME,
     };
@@ -273,11 +276,17 @@ class SharedReader {
         const seen = Atomics.load(ctrl, SCTRL.NOTIFY);
         const tail = Atomics.load(ctrl, SCTRL.TAIL);
         if (used(Atomics.load(ctrl, SCTRL.HEAD), tail) > 0) {
-          this.take(tail % ENTRIES);
-          Atomics.add(ctrl, SCTRL.TAIL, 1);
-          Atomics.notify(ctrl, SCTRL.TAIL);
-          // a busy reader must not hold timers and other I/O off: one turn of the loop per entry
-          if (used(Atomics.load(ctrl, SCTRL.HEAD), tail + 1) > 0) await new Promise(setImmediate);
+          // a busy reader must not hold timers and other I/O off: one turn of the loop per TURN_MS
+          // of entries, not one per entry
+          const until = performance.now() + TURN_MS;
+          let t = tail;
+          do {
+            this.take(t % ENTRIES);
+            t++;
+            Atomics.store(ctrl, SCTRL.TAIL, t);
+            Atomics.notify(ctrl, SCTRL.TAIL);
+          } while (used(Atomics.load(ctrl, SCTRL.HEAD), t) > 0 && performance.now() < until);
+          if (used(Atomics.load(ctrl, SCTRL.HEAD), t) > 0) await new Promise(setImmediate);
           continue;
         }
         if (this.sinks.size === 0) return;

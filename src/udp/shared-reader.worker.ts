@@ -1,10 +1,9 @@
 // The reader thread every sockbuf/dgram socket of a process shares (shared-reader.ts starts it once):
 // it blocks in epoll_wait over the sockets handed to it, and for each ready one takes up to BATCH
-// datagrams with one recvmmsg into the next free entry of the shared ring, then wakes the main
-// thread. A socket is read once per round (level-triggered: one that still has data comes back next
+// datagrams with one recvmmsg into its scratch slots, packs them into the next free entry of the
+// shared ring, then wakes the main thread. A socket is read once per round (level-triggered: one that still has data comes back next
 // round), so a busy socket cannot starve the others. When the ring is full it waits for the main
-// thread, unless the socket asked to drop (a bounded queue delay): then it reads into the scratch
-// entry and counts. Commands from the main thread (release a socket, close one, exit) come through a
+// thread, unless the socket asked to drop (a bounded queue delay): then it reads and counts. Commands from the main thread (release a socket, close one, exit) come through a
 // queue and an eventfd, and run at the end of a round, so that no fd is closed (and its number
 // reused) while this round may still read it.
 import { getPriority } from 'node:os';
@@ -20,6 +19,7 @@ import { entryOf, isFull } from './ring.js';
 import {
   BATCH,
   COMMANDS,
+  DATA_BYTES,
   ENTRIES,
   NAME,
   OP,
@@ -50,23 +50,23 @@ function run(d: SharedRingData, ready: () => void): void {
   const counts = new Int32Array(d.counts);
   const times = new Float64Array(d.times);
   const lengths = new Uint32Array(d.lengths);
+  const offsets = new Uint32Array(d.offsets);
   const arrivals = new Float64Array(d.arrivals);
   const names = Buffer.from(d.names);
   const data = Buffer.from(d.data);
   const commands = new Int32Array(d.commands);
   const dropWhenFull = new Uint8Array(d.dropWhenFull);
   const counters = new Float64Array(d.counters);
-  const vecs: MsgVec[] = [];
-  for (let e = 0; e <= ENTRIES; e++) {
-    const v = new MsgVec({
-      count: BATCH,
-      names: names.subarray(e * BATCH * NAME, (e + 1) * BATCH * NAME),
-      controlBytes: CMSG_TIMESPEC_SPACE,
-    });
-    for (let i = 0; i < BATCH; i++) v.setIov(i, data, (e * BATCH + i) * SLOT, SLOT);
-    vecs.push(v);
-  }
-  const dirty = new Int32Array(ENTRIES + 1);
+  // every receive lands in the same scratch pages, then is packed into `data`
+  const scratch = Buffer.allocUnsafeSlow(BATCH * SLOT);
+  const scratchNames = Buffer.alloc(BATCH * NAME);
+  const vec = new MsgVec({ count: BATCH, names: scratchNames, controlBytes: CMSG_TIMESPEC_SPACE });
+  for (let i = 0; i < BATCH; i++) vec.setIov(i, scratch, i * SLOT, SLOT);
+  let dirty = 0;
+  // packing: `written` counts the bytes put in `data` (and skipped at its end), so that a datagram's
+  // place is written % DATA_BYTES; starts[e] is where entry e's bytes began
+  let written = 0;
+  const starts = new Float64Array(ENTRIES);
   const events = Buffer.alloc(MAX_EVENTS * EPOLL_EVENT_SIZE);
   const pause = new Int32Array(new SharedArrayBuffer(4));
   let boost = 0;
@@ -92,22 +92,46 @@ function run(d: SharedRingData, ready: () => void): void {
       Atomics.wait(ctrl, SCTRL.TAIL, tail, FULL_WAIT_MS);
     }
   };
+  /** Bytes in `data` entries not yet released still hold. */
+  const held = (): number => {
+    const head = Atomics.load(ctrl, SCTRL.HEAD);
+    const tail = Atomics.load(ctrl, SCTRL.TAIL);
+    return head === tail ? 0 : written - starts[entryOf(tail, ENTRIES)];
+  };
+  /**
+   * Where a datagram of `len` bytes goes in `data` (−1: no room, and `drop` said not to wait). When
+   * the ring is empty, packing starts again at the beginning, on pages already touched.
+   */
+  const place = (len: number, drop: boolean, first: boolean): number => {
+    for (;;) {
+      const h = held();
+      if (h === 0 && first) written = Math.ceil(written / DATA_BYTES) * DATA_BYTES;
+      const at = written % DATA_BYTES;
+      const skip = at + len > DATA_BYTES ? DATA_BYTES - at : 0;
+      if (h + skip + len <= DATA_BYTES) {
+        written += skip + len;
+        return skip ? 0 : at;
+      }
+      if (drop) return -1;
+      Atomics.wait(ctrl, SCTRL.TAIL, Atomics.load(ctrl, SCTRL.TAIL), FULL_WAIT_MS);
+    }
+  };
   /** Reads one ready socket: the datagrams it took (-1: none, or an error). */
   const readSocket = (fd: number, id: number): number => {
     const slot = slotOf(id);
-    const e = freeEntry(dropWhenFull[slot] === 1);
-    const vec = vecs[e];
-    if (dirty[e]) vec.prepare(0, dirty[e]);
+    const drop = dropWhenFull[slot] === 1;
+    const e = freeEntry(drop);
+    if (dirty) vec.prepare(0, dirty);
     let r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
     while (r === -EINTR) r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
     if (r === -EAGAIN) return -1;
     if (r < 0) {
       // a receive error (ECONNREFUSED from an ICMP on a connected socket …): the socket emits it
-      dirty[e] = 0;
+      dirty = 0;
       if (e !== ENTRIES) commit(e, id, r);
       return -1;
     }
-    dirty[e] = r;
+    dirty = r;
     if (e === ENTRIES) {
       counters[slot * SCOUNT.SIZE + SCOUNT.DROPS] += r;
       return r;
@@ -115,21 +139,36 @@ function run(d: SharedRingData, ready: () => void): void {
     const base = e * BATCH;
     // the kernel's arrival stamps (CLOCK_REALTIME) in clock.ts's µs: Date.now() is the realtime clock
     // to the millisecond, so the offset is good to ±0.5 ms, as good as a queue bound needs
-    const bounded = dropWhenFull[slot] === 1;
-    const now = bounded ? nowUs() : 0;
-    const offset = bounded ? Date.now() * 1000 + 500 - now : 0;
+    const now = drop ? nowUs() : 0;
+    const offset = drop ? Date.now() * 1000 + 500 - now : 0;
+    let n = 0;
     for (let i = 0; i < r; i++) {
-      if (bounded) {
-        const a = vec.arrivalUs(i);
-        arrivals[base + i] = a > 0 ? Math.min(now, a - offset) : now;
-      }
-      lengths[base + i] = vec.msgLen(i);
+      let len = vec.msgLen(i);
       if (vec.msgFlags(i) & MSG_TRUNC) {
         counters[slot * SCOUNT.SIZE + SCOUNT.TRUNCATED]++;
-        lengths[base + i] = 0xffffffff;
+        len = 0xffffffff;
+      } else {
+        const at = place(len, drop, n === 0);
+        if (at < 0) {
+          // no room and a queue bound: the rest of the batch is dropped, as a full ring drops
+          counters[slot * SCOUNT.SIZE + SCOUNT.DROPS] += r - i;
+          break;
+        }
+        if (n === 0) starts[e] = written - len;
+        scratch.copy(data, at, i * SLOT, i * SLOT + len);
+        offsets[base + n] = at;
       }
+      if (n === 0 && len === 0xffffffff) starts[e] = written;
+      if (drop) {
+        const a = vec.arrivalUs(i);
+        arrivals[base + n] = a > 0 ? Math.min(now, a - offset) : now;
+      }
+      lengths[base + n] = len;
+      n++;
     }
-    commit(e, id, r);
+    if (n === 0) return 0;
+    scratchNames.copy(names, base * NAME, 0, r * NAME);
+    commit(e, id, n);
     return r;
   };
   /** Runs the commands queued so far; false once told to exit. */

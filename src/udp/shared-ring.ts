@@ -1,14 +1,19 @@
 // The one ring all sockbuf/dgram sockets of a process share while their datagrams come through the
 // reader thread (shared-reader.ts): pure layout and constants. Each entry is one recvmmsg of one
-// socket (up to BATCH datagrams of at most SLOT bytes), tagged with the socket's id; entry ENTRIES is
-// the scratch entry the thread reads into to drop, when the ring is full and the socket said so.
-// `head` counts entries the reader committed, `tail` those the main thread released (ring.ts's
-// arithmetic). Commands go the other way, main → reader, through a small queue and an eventfd.
+// socket (up to BATCH datagrams), tagged with the socket's id. The thread receives into its own
+// scratch memory (BATCH slots of SLOT bytes, always the same pages) and copies each datagram into
+// `data`, packed one after the other: a flood touches a few fresh pages, not one per datagram (the
+// first touch of a page costs ~18 µs on this host: a ring with a SLOT-sized place per datagram made
+// the first 40 ms after a hand-over run at 35 k/s, docs/dgram.md). `head` counts entries the reader
+// committed, `tail` those the main thread released (ring.ts's arithmetic). Commands go the other
+// way, main → reader, through a small queue and an eventfd.
 
-export const ENTRIES = 32;
+export const ENTRIES = 128;
 export const BATCH = 32;
-/** The largest UDP payload, so that nothing is truncated. */
+/** The largest UDP payload, so that nothing is truncated: the size of each scratch slot. */
 export const SLOT = 65536;
+/** The packed datagrams' bytes: room for at least two entries of the largest datagrams. */
+export const DATA_BYTES = 4 * BATCH * SLOT;
 /** Room for a sockaddr_in6, as mmsg.ts's NAME_SIZE. */
 export const NAME = 32;
 /** Socket slots: an id is slot | generation << 16. */
@@ -54,9 +59,10 @@ export interface SharedRingData {
   ids: SharedArrayBuffer;
   counts: SharedArrayBuffer;
   times: SharedArrayBuffer;
-  /** Per message: its length, its sender's address, and for a socket with a queue bound when it reached
-   * the socket's queue (the kernel's stamp, in clock.ts's µs). */
+  /** Per message: its length, where its bytes start in `data`, its sender's address, and for a socket
+   * with a queue bound when it reached the socket's queue (the kernel's stamp, in clock.ts's µs). */
   lengths: SharedArrayBuffer;
+  offsets: SharedArrayBuffer;
   arrivals: SharedArrayBuffer;
   names: SharedArrayBuffer;
   data: SharedArrayBuffer;
@@ -81,9 +87,10 @@ export function sharedRingData(epfd: number, evfd: number): SharedRingData {
     counts: sab(e1 * 4),
     times: sab(e1 * 8),
     lengths: sab(e1 * BATCH * 4),
+    offsets: sab(e1 * BATCH * 4),
     arrivals: sab(e1 * BATCH * 8),
     names: sab(e1 * BATCH * NAME),
-    data: sab(e1 * BATCH * SLOT),
+    data: sab(DATA_BYTES),
     commands: sab(COMMANDS * 3 * 4),
     dropWhenFull: sab(SLOTS),
     counters: sab(SLOTS * SCOUNT.SIZE * 8),

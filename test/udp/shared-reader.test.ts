@@ -2,15 +2,24 @@
 // behind (here: its listener blocks while a burst arrives, and the kernel drops) is handed to the
 // thread, which delivers every datagram after that, in order, each with its sender and an ArrayBuffer
 // of its own; several sockets share that one thread; close() frees the descriptor; with a queue bound,
-// datagrams that waited longer in userspace are dropped and counted as stale.
+// datagrams that waited longer in userspace are dropped and counted as stale; datagrams of every size
+// come whole through the thread's packed ring.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { createSocket, type Socket } from '../../src/dgram.js';
+import { DATA_BYTES } from '../../src/udp/shared-ring.js';
 
-/** A sender in another process (it keeps sending while this one is blocked): "port n" → sends n. */
-function sender(): { child: ChildProcess; send(port: number, n: number, from: number): Promise<number> } {
+/**
+ * A sender in another process (it keeps sending while this one is blocked): "port n from" → sends n
+ * datagrams of 64 bytes numbered from `from`; with `mixed`, of 40 000, 4, 65 000 and 1 500 bytes in
+ * turn, byte j of datagram k being (k + j) & 0xff.
+ */
+function sender(): {
+  child: ChildProcess;
+  send(port: number, n: number, from: number, mixed?: boolean): Promise<number>;
+} {
   const child = spawn(
     process.execPath,
     [
@@ -18,10 +27,12 @@ function sender(): { child: ChildProcess; send(port: number, n: number, from: nu
       `const s = require('node:dgram').createSocket('udp4');
        s.bind(0, '127.0.0.1', () => console.log(s.address().port));
        require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
-         const [port, n, from] = l.split(' ').map(Number);
+         const [port, n, from, mixed] = l.split(' ').map(Number);
          let left = n;
          for (let i = 0; i < n; i++) {
-           const b = Buffer.alloc(64); b.writeUInt32LE(from + i, 0);
+           const b = Buffer.alloc(mixed ? [40000, 4, 65000, 1500][i % 4] : 64);
+           for (let j = 4; j < b.length; j++) b[j] = (from + i + j) & 0xff;
+           b.writeUInt32LE(from + i, 0);
            s.send(b, port, '127.0.0.1', () => { if (--left === 0) console.log('sent'); });
          }
        });`,
@@ -41,9 +52,9 @@ function sender(): { child: ChildProcess; send(port: number, n: number, from: nu
   const portP = nextLine().then(Number);
   return {
     child,
-    async send(port, n, from) {
+    async send(port, n, from, mixed = false) {
       const own = await portP;
-      child.stdin?.write(`${port} ${n} ${from}\n`);
+      child.stdin?.write(`${port} ${n} ${from} ${mixed ? 1 : 0}\n`);
       assert.equal(await nextLine(), 'sent');
       return own;
     },
@@ -173,6 +184,41 @@ test('with maxQueueDelay, datagrams that waited longer in userspace are dropped 
       100,
       `each one delivered, stale or a counted drop: ${JSON.stringify(st)}`,
     );
+  } finally {
+    snd.child.kill();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+});
+
+test('the thread packs datagrams of every size into its ring: each arrives whole, across its wrap-around', async () => {
+  const snd = sender();
+  const s = createSocket({ type: 'udp4', recvBufferSize: 65536 });
+  const seen: number[] = [];
+  const got: Buffer[] = [];
+  try {
+    await handedOver(s, snd, seen);
+    s.on('message', (m: Buffer) => {
+      if (m.readUInt32LE(0) < 100_000) return; // what is left of the hand-over's bursts
+      got.push(m);
+      // the first blocks the main thread while the rest come: the thread fills the ring (its
+      // DATA_BYTES), waits for room, and wraps around to its start while the ring is never empty
+      if (got.length === 1) block(500);
+    });
+    // 320 datagrams, 8.5 MB: more than the ring holds, far less than the ring and the kernel hold
+    const n = 160;
+    assert.ok(2 * n * 26_625 > DATA_BYTES);
+    await snd.send(s.address().port, 2 * n, 100_000, true);
+    assert.ok(
+      await until(() => got.length >= 2 * n),
+      `${got.length} of ${2 * n}: ${JSON.stringify(s.stats())}`,
+    );
+    for (let k = 0; k < 2 * n; k++) {
+      const m = got[k];
+      assert.equal(m.length, [40000, 4, 65000, 1500][k % 4], `datagram ${k}'s length`);
+      assert.equal(m.readUInt32LE(0), 100_000 + k, `datagram ${k} in order`);
+      for (let j = 4; j < m.length; j++)
+        if (m[j] !== ((100_000 + k + j) & 0xff)) assert.fail(`datagram ${k}: byte ${j} is ${m[j]}`);
+    }
   } finally {
     snd.child.kill();
     await new Promise<void>((r) => s.close(() => r()));
