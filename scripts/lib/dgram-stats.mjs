@@ -1,7 +1,8 @@
 // A diagnosis preload for scripts/statsd-bench.ts (issue 35): loaded after sockbuf/dgram/register,
 // it appends every sockbuf/dgram socket's stats() (mode, handovers, received, kernel and userspace
-// drops) to the file SOCKBUF_DGRAM_STATS_LOG names, one JSON line every 100 ms and at SIGTERM, so
-// that a step's losses can be placed: before the hand-over, at it, or on the reader thread. Not the
+// drops) to the file SOCKBUF_DGRAM_STATS_LOG names, one JSON line every 100 ms (or every
+// SOCKBUF_DGRAM_STATS_MS) and at SIGTERM, so that a step's losses can be placed: before the
+// hand-over, at it, or on the reader thread. Not the
 // library's API: `node --import sockbuf/dgram/register --import ./scripts/lib/dgram-stats.mjs app.js`.
 import { appendFileSync } from 'node:fs';
 import { Socket } from 'sockbuf/dgram';
@@ -36,7 +37,7 @@ if (file) {
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     }
   };
-  setInterval(() => log('tick'), 100).unref();
+  setInterval(() => log('tick'), Number(process.env.SOCKBUF_DGRAM_STATS_MS) || 100).unref();
   process.once('SIGTERM', () => {
     log('SIGTERM');
     process.exit(0);

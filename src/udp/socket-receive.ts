@@ -12,7 +12,7 @@
 // as stale instead of being handed over late.
 import dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
-import { SO_TIMESTAMPNS, SOL_SOCKET } from '../sys/constants.js';
+import { AF_INET, SO_TIMESTAMPNS, SOL_SOCKET } from '../sys/constants.js';
 import { getMemInfo, receiveQueue } from '../sys/meminfo.js';
 import { decodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd } from '../sys/socket.js';
@@ -73,6 +73,25 @@ function rinfoOf(names: Buffer, offset: number, size: number): RemoteInfo {
   return { address: a?.host ?? '', family: a?.family === 6 ? 'IPv6' : 'IPv4', port: a?.port ?? 0, size };
 }
 
+/**
+ * rinfoOf for a stream of datagrams, most of them from the sender before: an IPv4 sender's address
+ * string is made once, not once a datagram (each rinfo is still its own object, as node's).
+ */
+class RinfoCache {
+  private addr = -1;
+  private host = '';
+
+  at(names: Buffer, offset: number, size: number): RemoteInfo {
+    if (names.readUInt16LE(offset) !== AF_INET) return rinfoOf(names, offset, size);
+    const a = names.readUInt32LE(offset + 4);
+    if (a !== this.addr) {
+      this.host = decodeSockaddr(names, offset)?.host ?? '';
+      this.addr = a;
+    }
+    return { address: this.host, family: 'IPv4', port: names.readUInt16BE(offset + 2), size };
+  }
+}
+
 export class SocketReceiver implements ReaderSink {
   mode: ReceiveMode | 'starting' | 'releasing' | 'closed' = 'main';
   received = 0;
@@ -92,6 +111,7 @@ export class SocketReceiver implements ReaderSink {
   private readerTruncated = 0;
   /** Whether the socket keeps the process alive (ref()/unref()). */
   private referenced = true;
+  private readonly rinfos = new RinfoCache();
   /** What keeps it alive while no node:dgram socket reads for it (on the reader thread, or starting). */
   private keepAlive: NodeJS.Timeout | undefined;
 
@@ -268,7 +288,7 @@ export class SocketReceiver implements ReaderSink {
       b.data.copy(msg, 0, off, off + len);
       this.received++;
       this.receivedBytes += len;
-      t.emit('message', msg, rinfoOf(b.names, b.nameOffset(i), len));
+      t.emit('message', msg, this.rinfos.at(b.names, b.nameOffset(i), len));
     }
     this.windowCount += n;
     const now = performance.now();
