@@ -99,13 +99,19 @@ function run(d: SharedRingData, ready: () => void): void {
     return head === tail ? 0 : written - starts[entryOf(tail, ENTRIES)];
   };
   /**
-   * Where a datagram of `len` bytes goes in `data` (−1: no room, and `drop` said not to wait). When
-   * the ring is empty, packing starts again at the beginning, on pages already touched.
+   * Entry e is the next to fill: its bytes begin here (every entry's, even one that holds none, so
+   * that held() never reads an old start). When the ring is empty, packing starts again at the
+   * beginning, on pages already touched.
    */
-  const place = (len: number, drop: boolean, first: boolean): number => {
+  const claim = (e: number): number => {
+    if (held() === 0) written = Math.ceil(written / DATA_BYTES) * DATA_BYTES;
+    starts[e] = written;
+    return e;
+  };
+  /** Where a datagram of `len` bytes goes in `data` (−1: no room, and `drop` said not to wait). */
+  const place = (len: number, drop: boolean): number => {
     for (;;) {
       const h = held();
-      if (h === 0 && first) written = Math.ceil(written / DATA_BYTES) * DATA_BYTES;
       const at = written % DATA_BYTES;
       const skip = at + len > DATA_BYTES ? DATA_BYTES - at : 0;
       if (h + skip + len <= DATA_BYTES) {
@@ -121,6 +127,7 @@ function run(d: SharedRingData, ready: () => void): void {
     const slot = slotOf(id);
     const drop = dropWhenFull[slot] === 1;
     const e = freeEntry(drop);
+    if (e !== ENTRIES) claim(e);
     if (dirty) vec.prepare(0, dirty);
     let r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
     while (r === -EINTR) r = recvmmsg(fd, vec, 0, BATCH, MSG_DONTWAIT);
@@ -148,17 +155,15 @@ function run(d: SharedRingData, ready: () => void): void {
         counters[slot * SCOUNT.SIZE + SCOUNT.TRUNCATED]++;
         len = 0xffffffff;
       } else {
-        const at = place(len, drop, n === 0);
+        const at = place(len, drop);
         if (at < 0) {
           // no room and a queue bound: the rest of the batch is dropped, as a full ring drops
           counters[slot * SCOUNT.SIZE + SCOUNT.DROPS] += r - i;
           break;
         }
-        if (n === 0) starts[e] = written - len;
         scratch.copy(data, at, i * SLOT, i * SLOT + len);
         offsets[base + n] = at;
       }
-      if (n === 0 && len === 0xffffffff) starts[e] = written;
       if (drop) {
         const a = vec.arrivalUs(i);
         arrivals[base + n] = a > 0 ? Math.min(now, a - offset) : now;
@@ -182,7 +187,7 @@ function run(d: SharedRingData, ready: () => void): void {
       const [op, fd, id] = [commands[c], commands[c + 1], commands[c + 2]];
       if (op === OP.RELEASE) {
         epollDel(d.epfd, fd);
-        commit(freeEntry(false), id, 0);
+        commit(claim(freeEntry(false)), id, 0);
       } else if (op === OP.CLOSE) fn('close')(fd);
       else if (op === OP.EXIT) keep = false;
       Atomics.store(ctrl, SCTRL.CMD_TAIL, t + 1);
