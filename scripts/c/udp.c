@@ -3,6 +3,8 @@
 //   udp send-gso  PORT SECONDS [RATE]   UDP_SEGMENT, 64 segments of 64 B per send; RATE datagrams/s (0: max)
 //   udp recv-mmsg PORT [NAP_US] [MIB]   recvmmsg, until 1 s with nothing after the first datagram
 //   udp recv-gro  PORT [NAP_US] [MIB]   UDP_GRO, split by the segment size, same stop rule
+//   udp echo      PORT                  sends each datagram back to its sender, until killed
+//                                       (PORT 0: an ephemeral one); prints {"port":N} once bound
 // MIB: the receive buffer to force (SO_RCVBUFFORCE as root), 8 by default.
 // A receiver given NAP_US sleeps that long when its socket is empty (after the first datagram)
 // instead of waiting in poll: the sender's CPU then never pays a wake-up per datagram (the kernel
@@ -197,14 +199,34 @@ static int recv_loop(int port, int gro, long nap_us, long mib) {
   return 0;
 }
 
+// A blocking echo server on 127.0.0.1: the fixed far end of a request/response benchmark, which
+// allocates nothing and never pauses, so what the client measures is the client.
+static int echo(int port) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+    return perror("echo"), 1;
+  printf("{\"port\":%d}\n", ntohs(a.sin_port));
+  fflush(stdout);
+  char buf[65536];
+  for (;;) {
+    struct sockaddr_in from;
+    socklen_t fl = sizeof from;
+    ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+    if (n >= 0) sendto(fd, buf, n, 0, (struct sockaddr *)&from, fl);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
-    return fprintf(stderr, "usage: udp send-mmsg|send-gso PORT [SECONDS] [RATE] | recv-mmsg|recv-gro PORT [NAP_US] [MIB]\n"), 2;
+    return fprintf(stderr, "usage: udp send-mmsg|send-gso PORT [SECONDS] [RATE] | recv-mmsg|recv-gro PORT [NAP_US] [MIB] | echo PORT\n"), 2;
   int port = atoi(argv[2]);
   struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   double secs = argc > 3 ? atof(argv[3]) : 3, rate = argc > 4 ? atof(argv[4]) : 0;
   if (!strcmp(argv[1], "send-mmsg")) return send_mmsg(&to, secs);
   if (!strcmp(argv[1], "send-gso")) return send_gso(&to, secs, rate);
+  if (!strcmp(argv[1], "echo")) return echo(port);
   long nap = argc > 3 ? atol(argv[3]) : 0;
   long mib = argc > 4 ? atol(argv[4]) : 8;
   if (nap < 0 || nap > 999999) return fprintf(stderr, "NAP_US: 0 to 999999\n"), 2;
