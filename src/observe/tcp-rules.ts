@@ -128,8 +128,8 @@ export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined 
 /**
  * A pinned receive buffer limiting its sender, from the receiver alone: the receive side is pinned
  * (see `pinned`), data keeps arriving, and the window is the limit: the queue holds half the buffer,
- * or packets were dropped in the interval, or a window's worth arrives per round trip (rate × RTT ≥
- * a quarter of the window).
+ * or, on a socket that receives at least as much as it sends, packets were dropped in the interval
+ * or a window's worth arrives per round trip (rate × RTT ≥ a quarter of the window).
  */
 export function windowLimitedReceiver(x: Sample, dropsInInterval: number): string | undefined {
   const { s, old } = x;
@@ -140,10 +140,17 @@ export function windowLimitedReceiver(x: Sample, dropsInInterval: number): strin
   if (old && !rate) return undefined;
   const window = t.rcvWnd || m.rcvbuf / 2;
   const rttUs = Math.max(t.rcvRtt ?? 0, t.rtt);
+  // drops and rate × RTT count only where receiving is the socket's main work (in the interval, or
+  // over its life before there is one): on a socket that mostly sends (a broker to its consumer, acks
+  // in), one dropped packet is not a full buffer, and its own send queue and the peer's think time
+  // inflate both RTT estimates (the lab's drain flagged the broker's socket to the consumer so)
+  const sent = intervalRate(x, 'bytesAcked');
+  const mostlyReceives =
+    rate !== undefined && sent !== undefined ? rate >= sent : (t.bytesReceived ?? 0) >= (t.bytesAcked ?? 0);
   const evidence: string[] = [];
   if (m.rmemAlloc * 2 >= m.rcvbuf) evidence.push(`${size(m.rmemAlloc)} of it queued`);
-  if (dropsInInterval > 0) evidence.push(`${dropsInInterval} packets dropped on it`);
-  if (rate !== undefined && (rate * rttUs) / 1e6 >= window / 4)
+  if (mostlyReceives && dropsInInterval > 0) evidence.push(`${dropsInInterval} packets dropped on it`);
+  if (mostlyReceives && rate !== undefined && (rate * rttUs) / 1e6 >= window / 4)
     evidence.push(`${rateText(rate)} arrive, ≈ the window (${size(window)}) per ${ms(rttUs)} round trip`);
   if (!evidence.length) return undefined;
   return `it is receiving: ${evidence.join(', ')}`;

@@ -297,6 +297,40 @@ test('a pinned receive buffer seen from the receiver alone: flagged with the dro
   assert.equal(quiet.limited, false);
 });
 
+test("a pinned receive buffer on a socket that mostly sends (a broker to its consumer) is not its sender's limit", () => {
+  // the lab drain's broker → consumer socket at 128K/224K: bulk out, acks in, one packet dropped;
+  // its own queue and the consumer's think time inflate both RTT estimates, so neither the drop nor
+  // rate × RTT says anything of the window
+  const then = tcp(
+    5672,
+    40100,
+    {
+      rcvWscale: 0,
+      rcvWnd: 65536,
+      rcvRtt: 80_000,
+      rtt: 40_000,
+      lastDataRecv: 4,
+      bytesReceived: 1e6,
+      bytesAcked: 1e9,
+    },
+    { rcvbuf: 131072, rmemAlloc: 0, drops: 0 },
+  );
+  const [, now] = pair(then, { bytesReceived: 1e6 + 300_000, bytesAcked: 1e9 + 100e6 }, {}, { drops: 1 });
+  const [row] = analyze(snap([now], 1000), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    [],
+  );
+  // the same socket receiving as much as it sends keeps the rate evidence
+  const [, busy] = pair(then, { bytesReceived: 1e6 + 300_000, bytesAcked: 1e9 + 200_000 });
+  const [both] = analyze(snap([busy], 1000), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    both.flags.map((f) => f.kind),
+    ['pinned-rcvbuf'],
+  );
+  assert.match(both.flags[0].reason, /arrive, ≈ the window/);
+});
+
 test('a stalled autotuned reader and its sender: stalled-reader at both ends', () => {
   const receiver = tcp(
     47001,
