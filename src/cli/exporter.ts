@@ -2,7 +2,7 @@
 // /probe endpoint that tests a target on Prometheus's schedule (startExporter).
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { rulesYaml } from '../observe/alerts.js';
+import { alertRules, rulesYaml } from '../observe/alerts.js';
 import { startExporter } from '../observe/exporter-server.js';
 import { parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
@@ -16,6 +16,7 @@ interface Opts {
   top: number;
   hostCounters: boolean;
   printRules?: boolean;
+  runbookUrl?: string;
   probeAllow?: string;
   /** Milliseconds, as probeHandler takes them. */
   probeDuration: number;
@@ -45,6 +46,10 @@ export function register(program: Command): void {
     )
     .option('--print-rules', 'print the Prometheus alerting rules for these metrics (YAML) and exit')
     .option(
+      '--runbook-url <url>',
+      "with --print-rules: the page each alert's runbook_url points to (#alert-name added), where your copy of docs/runbooks.md is served",
+    )
+    .option(
       '--probe-allow <list>',
       'turn /probe?target=HOST:PORT&module=iperf3|sockbuf on for these targets: host names, addresses, CIDR ranges (comma-separated)',
     )
@@ -57,8 +62,16 @@ export function register(program: Command): void {
       'auto',
     )
     .action(async (o: Opts, cmd: Command) => {
+      if (o.runbookUrl !== undefined && !o.printRules)
+        throw new UsageError('--runbook-url needs --print-rules (it only changes the rules file)', [
+          '--runbook-url',
+          '--print-rules',
+        ]);
       if (o.printRules) {
-        process.stdout.write(rulesYaml());
+        const url = o.runbookUrl;
+        if (url !== undefined && !/^https?:\/\/[^\s#]+$/.test(url))
+          throw UsageError.invalid('runbook-url', url, 'an http(s) URL without a #fragment');
+        process.stdout.write(rulesYaml(alertRules(url)));
         return;
       }
       const listen = parseListen(o.listen, '--listen', '127.0.0.1');

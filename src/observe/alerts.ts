@@ -10,17 +10,18 @@ import { KNOWN_PROGRAMS } from './programs.js';
 
 /**
  * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
- * lower case. Where the docs are served from elsewhere, replace this prefix in the rules file.
+ * lower case. Where a team serves them from elsewhere (its wiki, its copy of the docs), `sockbuf
+ * exporter --print-rules --runbook-url URL` writes the rules with that page instead.
  */
 export const RUNBOOKS = 'https://sockbuf.dev/docs/runbooks.md';
 
-/** Every rule, the guards (guard-alerts.ts) included, each with its runbook_url. Pure. */
-export function alertRules(): RuleGroup[] {
+/** Every rule, the guards (guard-alerts.ts) included, each with its runbook_url (`runbooks`#alert). Pure. */
+export function alertRules(runbooks = RUNBOOKS): RuleGroup[] {
   return [...sockbufRules(), guardRules()].map((g) => ({
     ...g,
     rules: g.rules.map((r) => ({
       ...r,
-      annotations: { ...r.annotations, runbook_url: `${RUNBOOKS}#${r.alert.toLowerCase()}` },
+      annotations: { ...r.annotations, runbook_url: `${runbooks}#${r.alert.toLowerCase()}` },
     })),
   }));
 }

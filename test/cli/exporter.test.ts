@@ -85,6 +85,30 @@ test('exporter --print-rules prints the shipped rules file and exits 0 without s
   assert.doesNotMatch(r.stderr, /serving/);
 });
 
+test('exporter --print-rules --runbook-url: every runbook_url points to that page; a bad URL or no --print-rules is a usage error', () => {
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [...SOCKBUF_ARGV, 'exporter', ...args], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+  const r = run('--print-rules', '--runbook-url', 'https://wiki.example/sockbuf/runbooks');
+  assert.equal(r.status, 0, r.stderr);
+  const urls = [...r.stdout.matchAll(/runbook_url: "?([^"\n]+)"?/g)].map((m) => m[1]);
+  const alerts = [...r.stdout.matchAll(/- alert: "([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(alerts.length > 0);
+  assert.deepEqual(
+    urls,
+    alerts.map((a) => `https://wiki.example/sockbuf/runbooks#${a.toLowerCase()}`),
+  );
+  const bad = run('--print-rules', '--runbook-url', 'wiki/runbooks#x');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--runbook-url.*'wiki\/runbooks#x'/);
+  assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+  const alone = run('--runbook-url', 'https://wiki.example/r');
+  assert.equal(alone.status, 2);
+  assert.match(alone.stderr, /--runbook-url needs --print-rules/);
+});
+
 test('exporter --probe-allow: /probe refuses a target outside the list (403) and says so on stderr', async () => {
   const e = start('--listen', '127.0.0.1:0', '--no-host-counters', '--probe-allow', '127.0.0.1,::1');
   try {
