@@ -84,6 +84,8 @@ class SharedReader {
   /** The previous thread's exit, when it was told to exit: a new one starts after it. */
   private exiting: Promise<void> | undefined;
   private linger: NodeJS.Timeout | undefined;
+  /** Whether a socket ever asked for the thread (start()), not only the preload (prestart()). */
+  private wanted = false;
 
   constructor() {
     const epfd = epollCreate();
@@ -131,10 +133,11 @@ class SharedReader {
     this.linger.unref();
   }
 
-  private exit(): void {
+  /** The thread exits: with no socket counted, or (`unwanted`) with none that ever asked for it. */
+  private exit(unwanted = false): void {
     this.linger = undefined;
     const w = this.worker;
-    if (this.users > 0 || !w) return;
+    if ((this.users > 0 && !unwanted) || this.sinks.size > 0 || !w) return;
     this.exiting = new Promise<void>((r) => w.once('exit', () => r()));
     this.command(OP.EXIT, -1, 0);
     this.worker = undefined;
@@ -142,8 +145,27 @@ class SharedReader {
     this.running = false;
   }
 
-  /** Starts the thread (once); resolves when it reads. Rejects with why it could not. */
+  /** Starts the thread (once) for a socket that needs it; resolves when it reads. Rejects with why it could not. */
   start(): Promise<void> {
+    this.wanted = true;
+    return this.launch();
+  }
+
+  /**
+   * Starts the thread before any socket needs it (the preload does, at process start: its ~100 ms
+   * start-up then lands in the application's own, not in a flood on its first socket). Unless a
+   * socket asks for it (start()) within LINGER_MS of its running, it exits again: a process with
+   * client sockets at low rates keeps no thread, as without the preload.
+   */
+  prestart(): void {
+    if (this.ready || this.failed) return;
+    this.launch().then(
+      () => setTimeout(() => this.wanted || this.exit(true), LINGER_MS).unref(),
+      () => {}, // a socket that needs the thread later gets the reason from start()
+    );
+  }
+
+  private launch(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     const after = this.exiting ?? Promise.resolve();
     this.ready ??= after.then(() => this.spawn());

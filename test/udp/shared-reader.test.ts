@@ -224,3 +224,43 @@ test('the thread packs datagrams of every size into its ring: each arrives whole
     await new Promise<void>((r) => s.close(() => r()));
   }
 });
+
+test('prestart (the preload): the thread starts with no socket, exits 2 s after it runs unless a socket asks for it', async () => {
+  // a fresh process: this one's reader is shared by the tests above
+  const code = `
+    import { readdirSync } from 'node:fs';
+    import { setTimeout as sleep } from 'node:timers/promises';
+    import { sharedReader } from ${JSON.stringify(new URL('../../src/udp/shared-reader.ts', import.meta.url).href)};
+    const r = sharedReader();
+    const tasks = () => readdirSync('/proc/self/task').length;
+    const until = async (f) => { for (let i = 0; i < 500 && !f(); i++) await sleep(10); return f(); };
+    const out = { before: tasks() };
+    r.prestart();
+    out.ran = await until(() => r.isRunning);
+    out.running = tasks();
+    await sleep(2600);
+    out.unasked = { running: r.isRunning, tasks: tasks() };
+    r.prestart();
+    out.ranAgain = await until(() => r.isRunning);
+    await r.start();
+    await sleep(2600);
+    out.asked = { running: r.isRunning };
+    console.log(JSON.stringify(out));
+    process.exit(0);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let text = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    text += d;
+  });
+  const status = await new Promise<number | null>((r) => child.once('exit', r));
+  assert.equal(status, 0, text);
+  const o = JSON.parse(text.trim().split('\n').pop() as string);
+  assert.equal(o.ran, true, text);
+  assert.ok(o.running > o.before, `a thread more while it runs: ${text}`);
+  assert.equal(o.unasked.running, false, `no socket asked: it exited: ${text}`);
+  assert.ok(o.unasked.tasks < o.running, `and its thread is gone: ${text}`);
+  assert.equal(o.ranAgain, true, text);
+  assert.equal(o.asked.running, true, `a socket asked: it stays: ${text}`);
+});
