@@ -37,6 +37,7 @@ export { type DiagnoseOptions, type Diagnosis, type DoctorDocument, diagnose } f
 export type { DoctorTargets, Finding, FindingStatus } from './doctor/rules.js';
 export type {
   BlastIntervalEvent,
+  BlastTotals,
   ConnectionEvent,
   ConnectionIntervalEvent,
   Emit,

@@ -145,20 +145,26 @@ export type TcpBlastStream = StreamSummary & {
   error?: string;
 };
 
+/** What every TCP blast reports, sockbuf's own and iperf3's: the run's shape and its totals. */
+export interface BlastTotals extends LimitedShare {
+  /** The far end sent and this end read (-R), rather than the other way. */
+  reverse: boolean;
+  streams: number;
+  /** Bytes per write (a message; iperf3's -l). */
+  size: number;
+  bytes: number;
+  seconds: number;
+  bytesPerSecond: number;
+}
+
 /** What runTcpBlast resolves with (`sockbuf blast tcp`'s result line). */
-export interface TcpBlastResult extends LimitedShare {
+export interface TcpBlastResult extends BlastTotals {
   /** Zeros with no hello were sent (raw). */
   raw?: true;
   /** Reverse only: the frames checked, the mismatches and the streams with an error. */
   frames?: number;
   mismatches?: number;
   errors?: number;
-  reverse: boolean;
-  streams: number;
-  size: number;
-  bytes: number;
-  seconds: number;
-  bytesPerSecond: number;
   /** CPU time of this process over the run (absent when no stream opened). */
   cpuSeconds?: number;
   /** Why the run was cut short by a stop (`SIGINT` …), when it was. */
@@ -194,14 +200,8 @@ export interface TcpSinkResult {
 }
 
 /** What runIperf3Blast resolves with: this end's figures and what the iperf3 server reported. */
-export interface Iperf3BlastResult extends LimitedShare {
+export interface Iperf3BlastResult extends BlastTotals {
   iperf3: true;
-  reverse: boolean;
-  streams: number;
-  size: number;
-  bytes: number;
-  seconds: number;
-  bytesPerSecond: number;
   congestion?: string;
   sndbuf: number | 'auto';
   perStream: (StreamSummary & { stream: number; id: number; bytes: number })[];
