@@ -62,15 +62,15 @@ export function register(program: Command): void {
       'auto',
     )
     .action(async (o: Opts, cmd: Command) => {
-      if (o.runbookUrl !== undefined && !o.printRules)
+      const url = o.runbookUrl;
+      if (url !== undefined && !/^https?:\/\/[^\s#]+$/.test(url))
+        throw UsageError.invalid('runbook-url', url, 'an http(s) URL without a #fragment');
+      if (url !== undefined && !o.printRules)
         throw new UsageError('--runbook-url needs --print-rules (it only changes the rules file)', [
           '--runbook-url',
           '--print-rules',
         ]);
       if (o.printRules) {
-        const url = o.runbookUrl;
-        if (url !== undefined && !/^https?:\/\/[^\s#]+$/.test(url))
-          throw UsageError.invalid('runbook-url', url, 'an http(s) URL without a #fragment');
         process.stdout.write(rulesYaml(alertRules(url)));
         return;
       }
