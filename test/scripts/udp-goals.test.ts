@@ -1,6 +1,7 @@
 // scripts/udp-goals.ts runs for a fraction of a second: the C references build and run (recvmmsg,
 // sendmmsg, UDP_SEGMENT, UDP_GRO), every pair prints its line, each account is exact (the C receiver
-// and sockbuf's sink both count every datagram sent), and the summary comes. Bounded to 90 s.
+// and sockbuf's sink both count every datagram sent; with UDP_GRO the kernel counts dropped skbs of up
+// to 64 datagrams, so that pair is bounded), and the summary comes. Bounded to 90 s.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
@@ -33,7 +34,16 @@ test('scripts/udp-goals.ts: C pairs and sockbuf pairs, every datagram accounted 
   );
   for (const l of lines) {
     assert.ok(l.sent.sent > 0, JSON.stringify(l.sent));
-    if (l.name.startsWith('C '))
+    if (l.name === 'C UDP_GRO <- C UDP_SEGMENT') {
+      // with UDP_GRO the kernel counts a dropped skb once, and one holds up to 64 segments (a GSO
+      // send's): exact only without drops, else between the two bounds
+      const { received, kernelDrops } = l.received;
+      assert.ok(
+        received + kernelDrops <= l.sent.sent && l.sent.sent <= received + 64 * kernelDrops,
+        JSON.stringify(l),
+      );
+      if (!kernelDrops) assert.equal(received, l.sent.sent, JSON.stringify(l));
+    } else if (l.name.startsWith('C '))
       assert.equal(l.received.received + l.received.kernelDrops, l.sent.sent, JSON.stringify(l));
     else assert.equal(l.received.accounting.unaccounted, 0, JSON.stringify(l.received.accounting));
   }
