@@ -137,7 +137,7 @@ class SharedReader {
   private exit(unwanted = false): void {
     this.linger = undefined;
     const w = this.worker;
-    if ((this.users > 0 && !unwanted) || this.sinks.size > 0 || !w) return;
+    if ((this.users > 0 && !unwanted) || !w) return;
     this.exiting = new Promise<void>((r) => w.once('exit', () => r()));
     this.command(OP.EXIT, -1, 0);
     this.worker = undefined;
