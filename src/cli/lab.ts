@@ -83,7 +83,14 @@ export function register(program: Command): void {
     .description('bring a lab up and leave it running (the lab options above; take it down with lab down)')
     .action(async (_o: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals() as LabFlags;
-      const r = await upLab(parseLabSpec(flags), { measure: flags.measure !== false });
+      // interrupted before the lab is handed over: what the holder made is taken down (exit 130/143)
+      const signals = stopSignals();
+      let r: Awaited<ReturnType<typeof upLab>>;
+      try {
+        r = await upLab(parseLabSpec(flags), { measure: flags.measure !== false, signal: signals.signal });
+      } finally {
+        signals.dispose();
+      }
       if (flags.json) process.stdout.write(`${JSON.stringify(summary(r.info, r.measured))}\n`);
       else process.stdout.write(`${printableText(describeLab(r.info, r.measured))}\n`);
     });
@@ -114,12 +121,15 @@ export function register(program: Command): void {
 
   lab
     .command('down')
-    .description('take down the labs made by lab up (--stale: only what dead processes left behind)')
+    .description(
+      'take down the lab made by lab up (several up: name one with --id, or --all; --stale: only what dead processes left behind)',
+    )
     .option('--stale', "remove only dead processes' leftovers; never a live lab")
     .option('--id <id>', 'only this lab')
+    .option('--all', "every lab made by lab up on this host, other users' too")
     .action(async (_o: unknown, cmd: Command) => {
-      const flags = cmd.optsWithGlobals() as LabFlags;
-      const removed = await downLabs({ id: flags.id, stale: flags.stale });
+      const flags = cmd.optsWithGlobals() as LabFlags & { all?: boolean };
+      const removed = await downLabs({ id: flags.id, all: flags.all, stale: flags.stale });
       process.stdout.write(removed.length ? `removed lab ${removed.join(', ')}\n` : 'nothing to remove\n');
     });
 

@@ -11,11 +11,27 @@
 import { EnvironmentError, UsageError } from '../errors.js';
 import { parseBoundedJson } from '../policy/json.js';
 import { OPTIONS } from '../policy/option-registry.js';
-import { Child, clearParentDeathSignal, runInherit, type SpawnSpec, sockbufCommand } from '../sys/process.js';
+import { formatDuration } from '../policy/units.js';
+import {
+  alive,
+  Child,
+  clearParentDeathSignal,
+  runInherit,
+  type SpawnSpec,
+  sockbufCommand,
+} from '../sys/process.js';
 import { assertRoot, cleanStale, Lab, type LabOptions } from './lab.js';
 import type { LabMeasurement } from './measure.js';
 import { netnsCommand } from './netns.js';
-import { type HostName, heldLabs, LAB_ENV, type LabInfo, listLabs, MAX_STATE_BYTES } from './registry.js';
+import {
+  type HostName,
+  heldLabs,
+  LAB_ENV,
+  type LabInfo,
+  type LabListing,
+  listLabs,
+  MAX_STATE_BYTES,
+} from './registry.js';
 
 /** A lab held up for later commands (`sockbuf lab up`): its name, its hosts and their addresses. */
 export interface LabUp {
@@ -97,16 +113,37 @@ function lineReader(child: Child): () => Promise<string | undefined> {
   };
 }
 
-/** `sockbuf lab up`: a lab that stays up after this process, held by a `sockbuf lab hold` process. */
-export async function upLab(opts: LabOptions, o: { measure?: boolean } = {}): Promise<LabUp> {
+/** Resolves when `signal` aborts (never without one). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((r) => signal.addEventListener('abort', () => r(), { once: true }));
+}
+
+/**
+ * `sockbuf lab up`: a lab that stays up after this process, held by a `sockbuf lab hold` process. When
+ * `signal` aborts before the lab is handed over (the CLI's SIGINT or SIGTERM), the holder is told to
+ * take down what it made (SIGTERM; SIGKILL 4 s later) and lab up rejects with an EnvironmentError
+ * (`interrupted by SIGINT`) once it has: nothing of the lab is left.
+ */
+export async function upLab(
+  opts: LabOptions,
+  o: { measure?: boolean; signal?: AbortSignal } = {},
+): Promise<LabUp> {
   assertRoot();
   cleanStale();
   const holder = new Child(sockbufCommand(['lab', 'hold', ...holdArgs(opts, o.measure !== false)]), {
     input: 'pipe',
   });
   const next = lineReader(holder);
+  const stopped = aborted(o.signal).then(() => 'stopped' as const);
+  const interrupted = () =>
+    new EnvironmentError(
+      `lab up interrupted by ${String(o.signal?.reason ?? 'a signal')}: the lab was taken down`,
+    );
   try {
-    const first = await next();
+    const first = await Promise.race([next(), stopped]);
+    if (first === 'stopped') throw interrupted();
     const r = (first === undefined ? {} : parseBoundedJson(first, { maxLength: MAX_STATE_BYTES })) as {
       error?: string;
       code?: string;
@@ -118,14 +155,18 @@ export async function upLab(opts: LabOptions, o: { measure?: boolean } = {}): Pr
       throw r.code === 'ERR_SOCKBUF_USAGE' ? new UsageError(why) : new EnvironmentError(why);
     }
     holder.process.stdin?.write('ok\n');
-    if ((await next()) !== 'held')
+    const second = await Promise.race([next(), stopped]);
+    // held, but the signal came before lab up could say so: the lab goes too
+    if (second === 'stopped' || o.signal?.aborted) throw interrupted();
+    if (second !== 'held')
       throw new EnvironmentError(
         `lab up failed: the lab process ${holder.describeExit()} before it held the lab`,
       );
     holder.release();
     return { info: r.info, measured: r.measured };
   } catch (err) {
-    await holder.stop();
+    // SIGTERM: the holder takes its lab down (namespaces, devices, state file) and exits
+    await holder.stop(4);
     throw err;
   }
 }
@@ -165,7 +206,12 @@ export async function holdLab(
   let lab: Lab | undefined;
   try {
     lab = await Lab.create({ ...opts, held: true });
-    const measured = o.measure === false ? undefined : await lab.measure();
+    // stopped during set-up (lab up interrupted): take down what was made, skip the self-check
+    if (o.signal.aborted) return await lab.close();
+    const measuring = o.measure === false ? undefined : lab.measure();
+    measuring?.catch(() => {});
+    const measured = await Promise.race([measuring, aborted(o.signal).then(() => undefined)]);
+    if (o.signal.aborted) return await lab.close();
     output.write(`${JSON.stringify({ info: lab.info, measured })}\n`);
   } catch (err) {
     // a failed self-check takes down what it made (namespaces, devices, the delay line) before lab
@@ -175,7 +221,7 @@ export async function holdLab(
     output.write(`${JSON.stringify({ error: e.message, code: e.code })}\n`);
     throw err;
   }
-  if ((await firstLine(input)) === 'ok') {
+  if ((await Promise.race([firstLine(input), aborted(o.signal).then(() => undefined)])) === 'ok') {
     clearParentDeathSignal();
     output.write('held\n');
   }
@@ -209,18 +255,44 @@ export async function execInLab(host: HostName, argv: string[], o: { id?: string
 }
 
 /**
- * `sockbuf lab down`: removes what dead processes left behind, then (unless `stale`) the labs made by
- * lab up (SIGTERM to each holder, waiting up to 5 s until its lab is gone). The ids removed; an `id`
- * that is not a lab id is a UsageError, one that names no lab an EnvironmentError; a live lab that
- * another process made for itself is left alone (nothing removed).
+ * Which of the labs made by lab up `lab down` takes: the one `id` names, every one (`all`), or the
+ * only one up. Several up and neither given: a UsageError that lists them (the labs of other users on
+ * a shared host are never taken by a plain `lab down`). @internal (exported for its test)
  */
-export async function downLabs(o: { id?: string; stale?: boolean } = {}): Promise<string[]> {
+export function chooseLabsToDown(held: LabListing[], o: { id?: string; all?: boolean } = {}): LabListing[] {
+  if (o.id !== undefined && o.all) throw UsageError.either('id', 'all');
+  if (o.id !== undefined) return held.filter((l) => l.id === o.id);
+  if (o.all || held.length <= 1) return held;
+  const list = held
+    .map((l) => `${l.id}${l.info ? ` (rtt ${formatDuration(l.info.rttMs / 1000)})` : ''}`)
+    .join(', ');
+  throw new UsageError(
+    (name) =>
+      `several labs are up: ${list}; choose one with ${name('id')} (e.g. ${name('id')} ${held[0].id}), or take every one down with ${name('all')}`,
+    ['id', 'all'],
+  );
+}
+
+/**
+ * `sockbuf lab down`: removes what dead processes left behind, then (unless `stale`) the lab made by
+ * lab up that `id` names, every one (`all`), or the only one up (several up and neither given: a
+ * UsageError listing them, nothing removed) — SIGTERM to each holder, waiting up to 5 s until its lab
+ * is gone. The ids removed; an `id` that is not a lab id is a UsageError, one that names no lab an
+ * EnvironmentError; a live lab that another process made for itself is left alone (nothing removed).
+ */
+export async function downLabs(o: { id?: string; all?: boolean; stale?: boolean } = {}): Promise<string[]> {
   checkLabId(o.id);
+  if (o.stale && (o.id !== undefined || o.all))
+    throw UsageError.conflict('stale', o.all ? 'all' : 'id', '--stale removes only what dead processes left');
+  // only labs made by lab up: a lab another process made for itself (a test, lab -- CMD) is its own
+  const chosen = chooseLabsToDown(
+    heldLabs().filter((l) => l.pid !== process.pid),
+    o,
+  );
   assertRoot();
   const removed = cleanStale();
   if (o.stale) return removed;
-  // only labs made by lab up: a lab another process made for itself (a test, lab -- CMD) is its own
-  const holders = heldLabs().filter((l) => l.pid !== process.pid && (!o.id || l.id === o.id));
+  const holders = chosen.filter((l) => alive(l.pid));
   for (const l of holders) process.kill(l.pid, 'SIGTERM');
   const until = Date.now() + 5000;
   while (Date.now() < until && listLabs().some((l) => holders.some((h) => h.pid === l.pid))) {
