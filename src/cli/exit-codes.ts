@@ -18,6 +18,8 @@ export const EXIT_CODES: Record<SockbufErrorCode, number | ((err: SockbufError) 
   ERR_SOCKBUF_LINUX_ONLY: 3,
   ERR_SOCKBUF_FRAME_TOO_BIG: 1,
   ERR_SOCKBUF_JSON_LIMIT: 1,
+  // an input the user named (a file, a pipe, a --proc-root) that went past its reader's limit
+  ERR_SOCKBUF_INPUT_LIMIT: 2,
   ERR_SOCKBUF_PROTOCOL: 1,
   ERR_SOCKBUF_WORKER: 1,
   ERR_SOCKBUF_COMMAND_FAILED: 1,

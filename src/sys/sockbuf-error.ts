@@ -8,6 +8,7 @@ export type SockbufErrorCode =
   | 'ERR_SOCKBUF_LINUX_ONLY'
   | 'ERR_SOCKBUF_FRAME_TOO_BIG'
   | 'ERR_SOCKBUF_JSON_LIMIT'
+  | 'ERR_SOCKBUF_INPUT_LIMIT'
   | 'ERR_SOCKBUF_PROTOCOL'
   | 'ERR_SOCKBUF_WORKER'
   | 'ERR_SOCKBUF_RUN_FAILED'
@@ -25,6 +26,8 @@ export type SockbufErrorCode =
  * - `ERR_SOCKBUF_LINUX_ONLY`: a kernel call on another platform ({@link LinuxOnlyError}; exit 3)
  * - `ERR_SOCKBUF_FRAME_TOO_BIG`: a frame longer than the decoder's maximum (FrameError)
  * - `ERR_SOCKBUF_JSON_LIMIT`: a JSON text too long or nested too deep (JsonLimitError)
+ * - `ERR_SOCKBUF_INPUT_LIMIT`: a file, pipe or device that held more than its reader's limit; reading
+ *   stopped there (InputLimitError: `limit`)
  * - `ERR_SOCKBUF_PROTOCOL`: a peer that broke its protocol: not a sockbuf hello, an iperf3 peer's
  *   unexpected state or document, an end's output without its result line, a refused serve control
  *   line (PeerError)

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SOCKBUF_ARGV } from './argv.js';
 
 const sockbuf = (...args: string[]) =>
@@ -71,4 +72,74 @@ test('several files: each table and verdict names its file; control characters f
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
   assert.doesNotMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   assert.match(r.stderr, /bad\\x1b\]0;x\\x07\.json: schema 'sockbuf\.v9\\x1b\[2J' is not sockbuf\.v1/);
+});
+
+// issue 44 item 2: the cap is checked while reading, not by stat's size (a pipe, a FIFO and a device
+// all say 0): before, `report /dev/zero` reached 9.1 GB RSS and `yes | report /dev/stdin` 1.8 GB in 5 s.
+// Each case here ends at the 64 MiB cap: ~1-1.5 s per case with node's start-up on the loaded 2-CPU host.
+describe('an input without an end: one line, exit 2, within 2 s of reading and under 400 MiB', () => {
+  // the child's own peak RSS (KiB), time from its start and CPU time, written to fd 3 as it exits
+  const PEAK =
+    'data:text/javascript,import{writeSync}from"node:fs";' +
+    'process.on("exit",()=>writeSync(3,JSON.stringify({kib:process.resourceUsage().maxRSS,ms:performance.now(),' +
+    'cpuMs:(({user,system})=>(user+system)/1000)(process.cpuUsage())})))';
+  type Peak = { kib: number; ms: number; cpuMs: number };
+  /**
+   * `sockbuf report FILE`, its standard input the output of the shell command `feed` when given (a real
+   * pipe: `yes | …`), in a process group of its own, killed whole (and failed) after 15 s.
+   */
+  const report = async (file: string, feed?: string) => {
+    const argv = [process.execPath, '--import', PEAK, ...SOCKBUF_ARGV, 'report', file];
+    const child = spawn('sh', ['-c', `${feed ? `${feed} | ` : ''}exec "$@"`, 'sh', ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    let fd3 = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    child.stdio[3]?.on('data', (d) => {
+      fd3 += d;
+    });
+    // before the fix each ran until killed here, gigabytes in
+    const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 15_000);
+    const [status, signal] = (await once(child, 'close')) as [number | null, string | null];
+    clearTimeout(timer);
+    return { status, signal, stderr, peak: JSON.parse(fd3 || '{}') as Peak };
+  };
+  let base: Peak | undefined;
+  const check = async (r: Awaited<ReturnType<typeof report>>, name: string) => {
+    assert.equal(r.status, 2, `${r.stderr} (signal ${r.signal})`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(r.stderr.includes(`results file '${name}' holds more than the 67108864 bytes`), r.stderr);
+    assert.ok(r.peak.kib < 400 * 1024, `peak RSS ${r.peak.kib} KiB`);
+    // node's and the CLI's own start-up (~1 s) is not the read: within 2 s of a run that reads nothing,
+    // measured here, in CPU time (the wall time on this shared 2-CPU host swings with its load: a case
+    // took 3.7 s from start to exit at load 16, 1.5 s of it start-up, and `yes` shares the CPUs)
+    base ??= (await report('--help')).peak;
+    assert.ok(r.peak.cpuMs - base.cpuMs < 2000, `CPU ${r.peak.cpuMs} ms, ${base.cpuMs} ms to start`);
+    assert.ok(r.peak.ms - base.ms < 10_000, `${r.peak.ms} ms from start to exit, ${base.ms} ms to start`);
+  };
+
+  test('/dev/zero', async () => {
+    await check(await report('/dev/zero'), '/dev/zero');
+  });
+
+  test('an endless pipe: yes | sockbuf report /dev/stdin', async () => {
+    await check(await report('/dev/stdin', 'yes'), '/dev/stdin');
+  });
+
+  test('a FIFO fed 10 GB', async () => {
+    const fifo = join(mkdtempSync(join(tmpdir(), 'sockbuf-report-')), 'fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // the writer gets EPIPE once the reader stops: it never writes the 10 GB
+    const head = spawn('sh', ['-c', `exec head -c 10000000000 /dev/zero > '${fifo}'`], { stdio: 'ignore' });
+    try {
+      await check(await report(fifo), fifo);
+    } finally {
+      head.kill();
+      rmSync(fifo);
+    }
+  });
 });
