@@ -73,6 +73,7 @@ export { alertRules, rulesYaml } from './observe/alerts.js';
 export type { Flag, FlagKind, HostLimits, InspectedSocket } from './observe/analyze.js';
 export { type Exporter, type ExporterOptions, startExporter } from './observe/exporter-server.js';
 export { type InspectOptions, type InspectSample, inspectSockets, watchSockets } from './observe/inspect.js';
+export type { SocketRole } from './observe/programs.js';
 export { markPinned } from './policy/apply.js';
 export { pinnedWindow } from './policy/bdp.js';
 export {

@@ -6,7 +6,7 @@ import { ADVICE, type Advice } from '../policy/advice.js';
 import type { AlertRule, RuleGroup } from './alert-rule.js';
 import { LIMITED_PCT } from './analyze.js';
 import { guardRules } from './guard-alerts.js';
-import { KNOWN_PROGRAMS } from './programs.js';
+import { SETTERS } from './programs.js';
 
 /**
  * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
@@ -72,11 +72,14 @@ const PEERS = `{{ with ${THIS('sockbuf_socket_peer_info', ',peer!=""')} | query 
  */
 const IN_PROGRAM = (side: 'rcvbuf' | 'sndbuf', generic: string) =>
   `{{ $cmd := "" }}{{ with ${OWNER} | query }}{{ $cmd = (index . 0).Labels.command }}{{ end }}` +
-  KNOWN_PROGRAMS.map(
-    (p, i) =>
-      `{{ ${i ? 'else if' : 'if'} match \`(^|,)${p.command.replaceAll('.', '\\.')}(,|$)\` $cmd }}` +
-      `In ${p.command} (${p.what}): ${p[side]}.`,
-  ).join('') +
+  // until the exporter names the setter per series: beam.smp's listener entry, else a command's own
+  SETTERS.filter((p) => !p.matches || p.id === 'erlang-listener')
+    .map(
+      (p, i) =>
+        `{{ ${i ? 'else if' : 'if'} match \`(^|,)${p.command.replaceAll('.', '\\.')}(,|$)\` $cmd }}` +
+        `In ${p.command} (${p.what}): ${p[side]}.`,
+    )
+    .join('') +
   `{{ else }}${generic}{{ end }}`;
 
 /** A rate: `10`, `0.0167` (humanize would say `16.67m`). */

@@ -6,7 +6,8 @@ import { ADVICE } from '../policy/advice.js';
 import { formatSize } from '../policy/units.js';
 import { IPPROTO_TCP, IPPROTO_UDP } from '../sys/constants.js';
 import type { SocketOwner } from './owners.js';
-import { knownProgram } from './programs.js';
+import { advisePins, type HostLimits } from './pin-advice.js';
+import { type PlaceContext, type SocketRole, socketRole } from './programs.js';
 import type { DiagSocket } from './sockdiag.js';
 import {
   busyShare,
@@ -19,19 +20,10 @@ import {
   windowLimitedReceiver,
 } from './tcp-rules.js';
 
+export type { HostLimits };
 export { FAR_BELOW };
 /** A socket counts as limited by a buffer above this share of its busy time (seed 000: 98–100 %). */
 export const LIMITED_PCT = 50;
-
-/** The sysctls the rules compare against (same network namespace as the dump). */
-export interface HostLimits {
-  /** net.ipv4.tcp_rmem[2], the autotuning ceiling for receive buffers. */
-  tcpRmemMax: number;
-  /** net.ipv4.tcp_wmem[2]. */
-  tcpWmemMax: number;
-  /** net.core.rmem_max: the ceiling for SO_RCVBUF (and UDP). */
-  rmemMax: number;
-}
 
 /**
  * The receive window scale this host offers an autotuned socket at the handshake
@@ -40,7 +32,7 @@ export interface HostLimits {
  * the pinned buffer. Seed 000 shows it as wscale 2,7 against 7,7.
  */
 export function autotunedWscale(h: HostLimits): number {
-  const space = Math.max(h.tcpRmemMax, h.rmemMax, 1);
+  const space = Math.max(h.tcpRmemMax, h.rmemMax ?? 0, 1);
   return Math.min(14, Math.max(0, Math.floor(Math.log2(space)) - 15));
 }
 
@@ -86,6 +78,8 @@ export interface InspectedSocket {
   protocol: 'tcp' | 'udp';
   family: 4 | 6;
   state: string;
+  /** listener, accepted (its listener may be gone: its local port is no ephemeral one) or client. */
+  role: SocketRole;
   localAddress: string;
   localPort: number;
   remoteAddress: string;
@@ -172,16 +166,24 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
     if (s.remotePort !== 0) byConn.set(connKey(s), i);
   });
   const seconds = prev ? Math.round(cur.atMs - prev.atMs) / 1000 : undefined;
+  const listening = new Set(
+    cur.sockets.filter((s) => s.protocol === IPPROTO_TCP && s.stateName === 'listen').map((s) => s.localPort),
+  );
+  const ctx: PlaceContext = { listening, ephemeralPorts: host.ephemeralPorts };
 
   const rows = cur.sockets.map((s): InspectedSocket => {
     const t = s.tcpInfo;
     const m = s.skmem;
     const owner = cur.owners?.get(s.inode);
     const old = before.get(`${s.protocol}|${s.cookie}`);
+    const protocol = s.protocol === IPPROTO_UDP ? 'udp' : 'tcp';
+    const state = s.protocol === IPPROTO_UDP && s.state === 7 ? 'unconnected' : s.stateName;
+    const place = { protocol, state, localPort: s.localPort, remotePort: s.remotePort } as const;
     const row: InspectedSocket = {
-      protocol: s.protocol === IPPROTO_UDP ? 'udp' : 'tcp',
+      protocol,
       family: s.family,
-      state: s.protocol === IPPROTO_UDP && s.state === 7 ? 'unconnected' : s.stateName,
+      state,
+      role: socketRole(place, ctx),
       localAddress: s.localHost,
       localPort: s.localPort,
       remoteAddress: s.remoteHost,
@@ -297,8 +299,6 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
           row.flags.push({ kind: 'pinned-rcvbuf', reason: `${cause}; ${receiving}` });
         }
       }
-      const pinner = knownProgram(row.command);
-      const peerPinner = knownProgram(peerRow?.command);
       const pinnedSend = pinnedSender(x, host.tcpWmemMax);
       const tb = s.skmem?.sndbuf;
       if (pinnedSend) {
@@ -316,23 +316,20 @@ export function analyze(cur: Snapshot, host: HostLimits, prev?: Snapshot): Inspe
             `far below tcp_wmem max ${formatSize(host.tcpWmemMax)}: ${ADVICE.pinnedSndbuf.cause}`,
         });
       }
-      // what to change, in the pinning program's own terms, where it is known
-      for (const f of row.flags) {
-        const [who, side] =
-          f.kind === 'rwnd-limited'
-            ? [peerPinner, 'rcvbuf' as const]
-            : [pinner, f.kind === 'pinned-rcvbuf' ? ('rcvbuf' as const) : ('sndbuf' as const)];
-        if (who && f.kind !== 'stalled-reader') f.reason += `; in ${who.command} (${who.what}): ${who[side]}`;
-      }
+      // the ceiling, and what to change in the pinning program's own terms, where it is known
+      advisePins(row, host, ctx, peerRow);
     }
     if (s.protocol === IPPROTO_UDP && s.skmem) {
       const d = row.dropsInInterval ?? (prev ? 0 : (s.skmem.drops ?? 0));
       if (d > 0) {
         const when = row.dropsInInterval !== undefined ? `in the last ${seconds}s` : 'since it opened';
+        const max = host.rmemMax;
         const raise =
-          s.skmem.rcvbuf < host.rmemMax * 2
-            ? `; SO_RCVBUF can go up to ${formatSize(host.rmemMax * 2)} (rmem_max ${formatSize(host.rmemMax)}) without privilege`
-            : `; ${ADVICE.udpRcvbufAtMax.cause}: ${ADVICE.udpRcvbufAtMax.fix}`;
+          max === undefined
+            ? '; net.core.rmem_max is unknown (it cannot be read in this network namespace)'
+            : s.skmem.rcvbuf < max * 2
+              ? `; SO_RCVBUF can go up to ${formatSize(max * 2)} (rmem_max ${formatSize(max)}) without privilege`
+              : `; ${ADVICE.udpRcvbufAtMax.cause}: ${ADVICE.udpRcvbufAtMax.fix}`;
         row.flags.push({
           kind: 'udp-drops',
           reason: `${d} datagrams dropped ${when}: receive buffer ${formatSize(s.skmem.rcvbuf)} full (${formatSize(s.skmem.rmemAlloc)} queued)${raise}`,

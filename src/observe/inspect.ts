@@ -62,14 +62,21 @@ export function takeSnapshot(opts: DumpOptions & { owners?: boolean } = {}): Sna
   return { atMs, sockets, owners: opts.owners === false ? undefined : socketOwners() };
 }
 
-/** The sysctls analyze() compares against, read from this network namespace. */
-export function readHostLimits(): HostLimits {
-  const rmem = readSysctl('net.ipv4.tcp_rmem') ?? [4096, 131072, 6291456];
-  const wmem = readSysctl('net.ipv4.tcp_wmem') ?? [4096, 16384, 4194304];
+/**
+ * The sysctls analyze() compares against, read from this network namespace (or the /proc tree at
+ * `root`). rmem_max and wmem_max stay undefined where they cannot be read (a namespace or container
+ * that hides them): the reasons then say unknown rather than guess.
+ */
+export function readHostLimits(root?: string): HostLimits {
+  const rmem = readSysctl('net.ipv4.tcp_rmem', root) ?? [4096, 131072, 6291456];
+  const wmem = readSysctl('net.ipv4.tcp_wmem', root) ?? [4096, 16384, 4194304];
+  const ports = readSysctl('net.ipv4.ip_local_port_range', root);
   return {
     tcpRmemMax: rmem[2],
     tcpWmemMax: wmem[2],
-    rmemMax: readSysctl('net.core.rmem_max')?.[0] ?? 212992,
+    rmemMax: readSysctl('net.core.rmem_max', root)?.[0],
+    wmemMax: readSysctl('net.core.wmem_max', root)?.[0],
+    ephemeralPorts: ports?.length === 2 ? [ports[0], ports[1]] : undefined,
   };
 }
 

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { alertRules, RUNBOOKS, rulesYaml } from '../../src/observe/alerts.js';
 import { NEEDED_SERIES } from '../../src/observe/guard-alerts.js';
-import { KNOWN_PROGRAMS } from '../../src/observe/programs.js';
+import { SETTERS } from '../../src/observe/programs.js';
 import { ADVICE, type Advice } from '../../src/policy/advice.js';
 
 const RULES = fileURLToPath(new URL('../../docs/deploy/sockbuf-rules.yml', import.meta.url));
@@ -144,8 +144,13 @@ const input = [
   series('sockbuf_scrape_collector_success', { ...H1, collector: 'owners' }, '0x40'),
 ];
 
-const BEAM = KNOWN_PROGRAMS[0];
-const JAVA = KNOWN_PROGRAMS[2];
+const known = (id: string) => {
+  const p = SETTERS.find((x) => x.id === id);
+  assert.ok(p, id);
+  return p;
+};
+const BEAM = known('erlang-listener');
+const JAVA = known('java');
 const RCV_DESCRIPTION = (port: string, fix: string) =>
   'On host1:9477 its receive buffer is far below tcp_rmem max and its window scale below what autotuning offers, ' +
   'while data keeps arriving at about a window per round trip (queue half full, drops, or its sender rwnd-limited); ' +

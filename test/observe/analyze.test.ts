@@ -425,6 +425,7 @@ test('FlagMemory holds a flag for up to 3 samples while the socket moves data, m
     protocol: 'tcp',
     family: 4,
     state: 'established',
+    role: 'accepted',
     localAddress: '127.0.0.1',
     localPort: 5672,
     remoteAddress: '127.0.0.1',

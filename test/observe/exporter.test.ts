@@ -314,6 +314,7 @@ test('groupSeries: a listener series gathers all its connections (the busiest on
   const base = {
     protocol: 'tcp' as const,
     family: 4 as const,
+    role: 'client' as const,
     localAddress: '127.0.0.1',
     remoteAddress: '127.0.0.1',
     inode: 0,

@@ -9,6 +9,7 @@ const socket: InspectedSocket = {
   protocol: 'tcp',
   family: 6,
   state: 'established',
+  role: 'client',
   localAddress: '::1',
   localPort: 5201,
   remoteAddress: '::1',
