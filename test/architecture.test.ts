@@ -343,7 +343,7 @@ const LONG_FILES: Record<string, string> = {
   'udp/socket.ts':
     "node:dgram's Socket: one documented method per node method, the state kept in socket-*.ts (≈ 410)",
   'policy/option-registry.ts':
-    'the one table of options (≈ 45 declarations of 10 lines) and the checks read from it (≈ 600)',
+    'the one table of options (≈ 50 declarations of 10 lines) and the checks read from it (≈ 750)',
 };
 const LONG_FUNCTIONS: Record<string, string> = {
   'doctor/rules.ts diagnose': 'a table of host checks in order, one block each (≈ 200)',

@@ -1,7 +1,7 @@
 // `sockbuf blast <proto>`: one sending end of a test (like iperf3 -c). tcp here; udp registers beside it.
 import type { Command } from 'commander';
 import { runTcpBlast } from '../ends/tcp-source.js';
-import { parseTo } from '../policy/address.js';
+import { parseUnicastTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
 import { declared } from './declared.js';
@@ -16,15 +16,12 @@ export function register(program: Command): Command {
     .command('tcp')
     .description("send a verifiable framed stream to a 'sink tcp' (--raw: plain zeros to any receiver)")
     .requiredOption('--to <host:port>', 'the sink')
-    .option('--bytes <size>', 'send this many bytes in all (instead of --duration)')
+    .addOption(declared('bytes', undefined, true))
     .addOption(declared('duration', 'send for this long (instead of --bytes)', true))
     .addOption(declared('stallTimeout'))
     .addOption(declared('frameSize'))
     .option('--sndbuf <auto|size>', "send buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
-    .option(
-      '--write-hwm <size>',
-      "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
-    )
+    .addOption(declared('writeHwm', undefined, true))
     .addOption(declared('parallel', 'streams'))
     .option('--reverse', 'the sink sends, this end receives (and verifies what arrives)')
     .option('--raw', 'send zeros with no hello and no framing, for any receiver (nc, your application)')
@@ -36,14 +33,13 @@ export function register(program: Command): Command {
     )
     .action(async (o: Record<string, string | number | boolean | undefined>) => {
       if (o.iperf3) return blastIperf3(o);
-      const to = parseTo(String(o.to), '--to');
-      const bytes = o.bytes === undefined ? undefined : parseSize(String(o.bytes), '--bytes');
+      const to = parseUnicastTo(String(o.to), '--to');
+      const bytes = o.bytes as number | undefined;
       const seconds = o.duration as number | undefined;
       const stallSeconds = Number(o.stallTimeout);
       const size = Number(o.size);
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
-      const writableHighWaterMark =
-        o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
+      const writableHighWaterMark = o.writeHwm as number | undefined;
       const interval = Number(o.interval);
       const out = lineWriter(Boolean(o.json), human);
       const signals = stopSignals();

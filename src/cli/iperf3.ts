@@ -4,7 +4,7 @@
 import { runIperf3Blast } from '../ends/iperf3/iperf3-blast.js';
 import { Iperf3Sink } from '../ends/iperf3/iperf3-sink.js';
 import { UsageError } from '../errors.js';
-import { parseListen, parseTo } from '../policy/address.js';
+import { parseListen, parseUnicastTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
@@ -21,7 +21,7 @@ export async function blastIperf3(o: Opts): Promise<void> {
         `--${k}`,
         '--iperf3',
       ]);
-  const to = parseTo(String(o.to), '--to');
+  const to = parseUnicastTo(String(o.to), '--to');
   const seconds = checkOption('duration', o.duration ?? OPTIONS.duration.default, '--duration');
   const size = Number(o.size);
   const out = lineWriter(Boolean(o.json), human);

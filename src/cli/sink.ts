@@ -24,10 +24,7 @@ export function register(program: Command): Command {
     )
     .option('--rcvbuf <auto|size>', "receive buffer: 'auto' leaves autotuning on; a size pins it", 'auto')
     .option('--sndbuf <auto|size>', 'send buffer (what --echo and reverse tests send through)', 'auto')
-    .option(
-      '--write-hwm <size>',
-      "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
-    )
+    .addOption(declared('writeHwm', undefined, true))
     .option('--echo', 'answer every frame with the same frame (the far end of bench ping)')
     .option('--once', 'exit after the first test (all streams of one blast) has ended')
     .option(
@@ -43,8 +40,7 @@ export function register(program: Command): Command {
       const reader = parseReader(String(o.reader), '--reader');
       const rcvbuf = resolveSize(String(o.rcvbuf), '--rcvbuf');
       const sndbuf = resolveSize(String(o.sndbuf), '--sndbuf');
-      const writableHighWaterMark =
-        o.writeHwm === undefined ? undefined : parseSize(String(o.writeHwm), '--write-hwm');
+      const writableHighWaterMark = o.writeHwm as number | undefined;
       const interval = Number(o.interval);
       const out = lineWriter(Boolean(o.json), human);
       const sink = await startTcpSink(

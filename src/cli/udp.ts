@@ -4,10 +4,10 @@ import type { Command } from 'commander';
 import { createUdpBlast, parseSendRate } from '../ends/udp-blast.js';
 import { runUdpSink } from '../ends/udp-sink.js';
 import { UsageError } from '../errors.js';
-import { formatHostPort, parseListen, parseTo } from '../policy/address.js';
+import { formatHostPort, parseListen, parseUnicastTo } from '../policy/address.js';
 import { OPTIONS } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
-import { formatBitRate, formatDuration, formatSize, parseDuration, parseSize } from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 import { declared } from './declared.js';
 import { lineWriter } from './lines.js';
@@ -39,11 +39,8 @@ export function registerSinkUdp(sink: Command): void {
     .addOption(declared('receiverRcvbuf', undefined, true))
     .addOption(declared('onFull'))
     .addOption(declared('gro'))
-    .option('--duration <duration>', 'stop after this long')
-    .option(
-      '--idle <duration>',
-      'stop when nothing arrived for this long (after the first arrival; a truncated or dropped datagram counts)',
-    )
+    .addOption(declared('sinkDuration', undefined, true))
+    .addOption(declared('idle', undefined, true))
     .addOption(declared('warmUp', undefined, true))
     .option('--json', 'JSON lines on stdout: ready, interval (each second), result')
     .action(async (o) => {
@@ -57,11 +54,9 @@ export function registerSinkUdp(sink: Command): void {
         );
       // SIGINT/SIGTERM end the run early: the end still prints its result, then exits 130 or 143
       const signals = stopSignals();
-      // the library's plain numbers are milliseconds
-      const ms = (v: string | undefined, flag: string) =>
-        v === undefined ? undefined : parseDuration(v, flag) * 1e3;
-      const duration = ms(o.duration, '--duration');
-      const idle = ms(o.idle, '--idle');
+      // checked against the registry as they were parsed: milliseconds, as the library takes them
+      const duration: number | undefined = o.duration;
+      const idle: number | undefined = o.idle;
       const r = await runUdpSink(
         {
           listen,
@@ -148,7 +143,7 @@ export function registerBlastUdp(blast: Command): void {
     .addOption(declared('gso'))
     .option('--json', 'JSON lines on stdout: result')
     .action(async (o) => {
-      const to = parseTo(o.to);
+      const to = parseUnicastTo(o.to);
       const size: number = o.size;
       parseSendRate(o.rate, size, '--rate');
       const duration: number = o.duration;

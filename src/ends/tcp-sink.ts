@@ -7,6 +7,7 @@
 import { PeerError, UsageError } from '../errors.js';
 import { applyTcpBuffers } from '../policy/apply.js';
 import type { BufferSize } from '../policy/buffers.js';
+import { checkOption } from '../policy/option-registry.js';
 import { fdOf } from '../sys/socket.js';
 import { listen, type TcpConnection, type TcpServer } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../tcp/frame.js';
@@ -105,6 +106,8 @@ export class TcpSink {
     const opts = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
     // an echoing sink answers frames instead of checking them
     if (opts.echo && opts.verify) throw UsageError.conflict('echo', 'verify');
+    if (opts.writableHighWaterMark !== undefined)
+      checkOption('writeHwm', opts.writableHighWaterMark, 'writableHighWaterMark');
     let sink: TcpSink | undefined;
     const server = await listen(
       {

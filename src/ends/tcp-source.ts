@@ -223,6 +223,9 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
     );
   checkWhole('parallel', opts.parallel);
   if (opts.bytes !== undefined && opts.seconds !== undefined) throw UsageError.either('bytes', 'seconds');
+  if (opts.bytes !== undefined) checkOption('bytes', opts.bytes);
+  if (opts.writableHighWaterMark !== undefined)
+    checkOption('writeHwm', opts.writableHighWaterMark, 'writableHighWaterMark');
   // raw zeros carry no hello, so the sink cannot be told to send
   if (opts.raw && opts.reverse) throw UsageError.conflict('raw', 'reverse');
   const seconds =

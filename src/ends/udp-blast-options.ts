@@ -2,6 +2,7 @@
 
 import { UsageError } from '../errors.js';
 import type { HostPort } from '../policy/address.js';
+import { expected, OPTIONS } from '../policy/option-registry.js';
 import { parseBitRate, parsePacketRate } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 
@@ -78,22 +79,23 @@ export function paceWarning(r: UdpBlastResult): string {
 
 /** `--rate`: 'max', a datagram rate (`100k`, `100kpps`), or a payload bit rate (`500mbit`, `1.2GB/s`). */
 export function parseSendRate(value: number | string, size: number, option = 'rate'): number {
-  if (typeof value === 'number') {
-    if (value > 0) return value;
-    throw UsageError.invalid(option, value, 'a positive rate');
-  }
-  if (value.trim() === 'max') return Number.POSITIVE_INFINITY;
+  if (typeof value === 'string' && value.trim() === 'max') return Number.POSITIVE_INFINITY;
+  const perSecond = typeof value === 'number' ? value : parseRate(value, size, option);
+  // bounded as a payload bit rate, as doctor's --bandwidth is: 10 Tbit/s
+  if (!(perSecond > 0 && perSecond * 8 * Math.max(size, 1) <= OPTIONS.rate.max))
+    throw UsageError.invalid(option, value, expected('rate'));
+  return perSecond;
+}
+
+/** Datagrams per second from a datagram rate or a payload bit rate (of `size`-byte datagrams). */
+function parseRate(value: string, size: number, option: string): number {
   try {
     return parsePacketRate(value, option);
   } catch {
     try {
       return parseBitRate(value, option) / (8 * Math.max(size, 1));
     } catch {
-      throw UsageError.invalid(
-        option,
-        value,
-        'max, a datagram rate such as 100k, or a bit rate such as 500mbit',
-      );
+      throw UsageError.invalid(option, value, expected('rate'));
     }
   }
 }

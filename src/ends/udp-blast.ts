@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { readSnmp } from '../observe/proc.js';
-import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { formatHostPort, type HostPort, parseUnicastTo } from '../policy/address.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { durationMs } from '../policy/units.js';
@@ -68,7 +68,7 @@ export class UdpBlast {
 
   /** Checks the options and opens the flows (for a host name, once it resolves); createUdpBlast also waits for that. */
   constructor(o: UdpBlastOptions) {
-    this.to = typeof o.to === 'string' ? parseTo(o.to) : o.to;
+    this.to = parseUnicastTo(o.to);
     this.size = checkOption('blastSize', o.size ?? OPTIONS.blastSize.default, 'size');
     this.rate = parseSendRate(o.rate ?? OPTIONS.rate.default, this.size);
     const flows = checkWhole('flows', o.flows ?? OPTIONS.flows.default);

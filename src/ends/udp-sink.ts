@@ -180,8 +180,9 @@ function untilStop(
 ): Promise<string | undefined> {
   const ms = (v: number | string | undefined, name: string) =>
     v === undefined ? undefined : durationMs(v, name);
-  const durationMsOpt = ms(o.duration, 'duration');
-  const idleMs = ms(o.idle, 'idle');
+  const durationMsOpt =
+    o.duration === undefined ? undefined : checkOption('sinkDuration', o.duration, 'duration');
+  const idleMs = o.idle === undefined ? undefined : checkOption('idle', o.idle);
   const every = ms(o.interval, 'interval') ?? 1000;
   const t0 = performance.now();
   // --idle counts any arrival as activity: a datagram handed over (`tally.last`), or one the counters
@@ -252,8 +253,9 @@ function untilStop(
 export async function runUdpSink(given: UdpSinkOptions, hooks: UdpSinkHooks = {}): Promise<UdpSinkResult> {
   const o = { ...given, farEnd: given.farEnd === 'env' ? farEndFromEnv() : given.farEnd };
   const warmUpMs = checkOption('warmUp', o.warmUp ?? OPTIONS.warmUp.default);
-  for (const name of ['duration', 'idle', 'interval'] as const)
-    if (o[name] !== undefined) durationMs(o[name], name);
+  if (o.duration !== undefined) checkOption('sinkDuration', o.duration, 'duration');
+  if (o.idle !== undefined) checkOption('idle', o.idle);
+  if (o.interval !== undefined) durationMs(o.interval, 'interval');
   // the batch receiver checks these itself; node:dgram ignores them, yet they must still make sense
   if (o.receiver === 'dgram') {
     checkWhole('sockets', o.sockets ?? OPTIONS.sockets.default);

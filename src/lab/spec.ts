@@ -3,7 +3,7 @@
 
 import { UsageError } from '../errors.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { parseBitRate, parsePercent } from '../policy/units.js';
+import { parsePercent } from '../policy/units.js';
 
 /** What a lab takes: the round-trip time, the bandwidth, the loss and the queue. */
 export interface LabOptions {
@@ -59,7 +59,7 @@ export function parseLabSpec(input: LabSpecInput, prefix = ''): LabOptions {
     congestion: parseCongestion(input.congestion ?? LAB_DEFAULTS.congestion, `${prefix}congestion`),
   };
   if (input.bandwidth !== undefined) {
-    opts.bitsPerSecond = parseBitRate(input.bandwidth, `${prefix}bandwidth`);
+    opts.bitsPerSecond = checkOption('labBandwidth', input.bandwidth, `${prefix}bandwidth`);
   }
   if (input.threads !== undefined)
     opts.threads = checkWhole('threads', input.threads, `${prefix}threads`) as 1 | 2;

@@ -62,6 +62,33 @@ export function parseTo(value: string, option = 'to'): HostPort {
   return { host: host(option, value, s.host), port: p };
 }
 
+/** What kind of group address `host` is: 'broadcast' (255.255.255.255), 'multicast' (224.0.0.0/4, ff00::/8), or undefined. Pure. */
+export function groupAddress(host: string): 'broadcast' | 'multicast' | undefined {
+  const h = host.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
+  if (isIP(h) === 4) {
+    if (h === '255.255.255.255') return 'broadcast';
+    const first = Number(h.split('.')[0]);
+    return first >= 224 && first <= 239 ? 'multicast' : undefined;
+  }
+  return isIP(h) === 6 && /^ff[0-9a-f]{0,2}:/.test(h) ? 'multicast' : undefined;
+}
+
+/**
+ * `--to HOST:PORT` of a test end, which sends to one host: a broadcast or multicast address is refused
+ * naming the option (the kernel would answer EACCES without SO_BROADCAST, and no sink joins a group).
+ */
+export function parseUnicastTo(value: string | HostPort, option = 'to'): HostPort {
+  const hp = typeof value === 'string' ? parseTo(value, option) : value;
+  const group = groupAddress(hp.host);
+  if (group)
+    throw UsageError.invalid(
+      option,
+      typeof value === 'string' ? value : formatHostPort(hp),
+      `one host's address: ${hp.host} is a ${group} address, and this end sends to one receiver (it sets no SO_BROADCAST and joins no group)`,
+    );
+  return hp;
+}
+
 export function formatHostPort(hp: HostPort): string {
   return hp.host.includes(':') ? `[${hp.host}]:${hp.port}` : `${hp.host}:${hp.port}`;
 }

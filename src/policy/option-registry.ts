@@ -70,8 +70,20 @@ export const MAX_DATAGRAM = 65_507;
 /** The UDP receive buffer a receiver asks for, and doctor's target for one (8 MiB, as getsockopt reports it). */
 const UDP_RCVBUF = '8MiB';
 
+/** An hour, in seconds: the most a warm-up, a report interval or a stall wait could be meant to last. */
+const AN_HOUR = 3600;
+
+/** A day, in seconds: the longest test or run (serve's --max-duration has always stopped there). */
+const LONGEST_TEST = 86_400;
+
+/** The fastest links carry a few Tbit/s: 10 Tbit/s bounds every bit rate (doctor's, lab's, blast's). */
+const FASTEST_LINK = 10e12;
+
+/** A pebibyte: more bytes than any one test moves (a day at 10 Gbit/s is 108 TB). */
+const MOST_BYTES = 2 ** 50;
+
 /** A probe's time: more than 0, at most an hour. */
-const PROBE_TIME = { above: 0, max: 3600, unit: 'ms' } as const;
+const PROBE_TIME = { above: 0, max: AN_HOUR, unit: 'ms' } as const;
 
 export const OPTIONS = {
   parallel: {
@@ -288,6 +300,8 @@ export const OPTIONS = {
     flag: '--duration',
     arg: 'duration',
     above: 0,
+    // a day, as serve's --max-duration: a longer test is a typo (10000h), and would never end
+    max: LONGEST_TEST,
     default: '10s',
     unit: 's',
     where: 'blast tcp, blast udp, runTcpBlast (seconds)',
@@ -299,6 +313,8 @@ export const OPTIONS = {
     arg: 'duration',
     // a report more often than every 10 ms would cost more than what it reports
     min: 0.01,
+    // an hour: a report less often than that reports nothing a run of a day would miss
+    max: AN_HOUR,
     default: '1s',
     unit: 's',
     wire: 'interval',
@@ -310,6 +326,7 @@ export const OPTIONS = {
     flag: '--stall-timeout',
     arg: 'duration',
     above: 0,
+    max: AN_HOUR,
     default: '10s',
     unit: 's',
     where: 'blast tcp --bytes, runTcpBlast (stallSeconds)',
@@ -329,6 +346,8 @@ export const OPTIONS = {
     kind: 'rate',
     flag: '--rate',
     arg: 'rate',
+    // in bit/s of payload (a datagram rate times the datagram's bits), as doctor's --bandwidth
+    max: FASTEST_LINK,
     default: 'max',
     where: 'blast udp, createUdpBlast',
     doc: "datagrams/s (100k), payload bit rate (500mbit), or 'max'",
@@ -338,7 +357,7 @@ export const OPTIONS = {
     flag: '--max-duration',
     arg: 'duration',
     above: 0,
-    max: 86_400,
+    max: LONGEST_TEST,
     default: '60s',
     unit: 's',
     where: 'serve, startServer (maxDurationSeconds)',
@@ -349,6 +368,7 @@ export const OPTIONS = {
     flag: '--max-bytes',
     arg: 'size',
     min: 1,
+    max: MOST_BYTES,
     default: '64GiB',
     unit: 'bytes',
     where: 'serve, startServer',
@@ -359,7 +379,7 @@ export const OPTIONS = {
     flag: '--idle-timeout',
     arg: 'duration',
     above: 0,
-    max: 86_400,
+    max: LONGEST_TEST,
     default: '10s',
     unit: 's',
     where: 'serve, startServer (idleSeconds)',
@@ -370,8 +390,7 @@ export const OPTIONS = {
     flag: '--bandwidth',
     arg: 'rate',
     above: 0,
-    // the fastest links carry a few Tbit/s
-    max: 10e12,
+    max: FASTEST_LINK,
     default: '10gbit',
     unit: 'bit/s',
     where: 'doctor, diagnose',
@@ -381,7 +400,8 @@ export const OPTIONS = {
     kind: 'duration',
     flag: '--rtt',
     arg: 'duration',
-    above: 0,
+    // a microsecond, as a tcp_info round trip is counted: less is no network's (and would be shown as 0 µs)
+    min: 1e-6,
     // an RTT past a minute is no network's
     max: 60,
     default: '2ms',
@@ -441,6 +461,7 @@ export const OPTIONS = {
     flag: '--timeout',
     arg: 'duration',
     above: 0,
+    max: LONGEST_TEST,
     // where the scenario sets none
     default: '60s',
     unit: 'ms',
@@ -452,17 +473,71 @@ export const OPTIONS = {
     flag: '--warm-up',
     arg: 'duration',
     min: 0,
+    // an hour: a warm-up is a few hundred ms; 99999h would never be ready
+    max: AN_HOUR,
     default: '500ms',
     unit: 'ms',
     where: 'sink udp, runUdpSink',
     doc: 'send to itself this long before ready (never faster than it takes), then count from zero (0s: none)',
+  },
+  sinkDuration: {
+    kind: 'duration',
+    flag: '--duration',
+    arg: 'duration',
+    above: 0,
+    max: LONGEST_TEST,
+    unit: 'ms',
+    where: 'sink udp, runUdpSink (duration)',
+    doc: 'stop after this long',
+  },
+  idle: {
+    kind: 'duration',
+    flag: '--idle',
+    arg: 'duration',
+    // 0 would stop at the first arrival's next instant
+    above: 0,
+    max: LONGEST_TEST,
+    unit: 'ms',
+    where: 'sink udp, runUdpSink',
+    doc: 'stop when nothing arrived for this long (after the first arrival; a truncated or dropped datagram counts)',
+  },
+  bytes: {
+    kind: 'size',
+    flag: '--bytes',
+    arg: 'size',
+    min: 1,
+    max: MOST_BYTES,
+    unit: 'bytes',
+    where: 'blast tcp, runTcpBlast',
+    doc: 'send this many bytes in all (instead of --duration)',
+  },
+  writeHwm: {
+    kind: 'size',
+    flag: '--write-hwm',
+    arg: 'size',
+    min: 1,
+    // a GiB queued in the process before the writer waits: far past where it stops helping
+    max: 2 ** 30,
+    unit: 'bytes',
+    where: 'blast tcp, sink tcp, runTcpBlast and startTcpSink (writableHighWaterMark)',
+    doc: "the sockets' writableHighWaterMark: bytes queued in this process before the writer waits for 'drain' (default Node's 16K)",
+  },
+  labBandwidth: {
+    kind: 'bitRate',
+    flag: '--bandwidth',
+    arg: 'rate',
+    above: 0,
+    max: FASTEST_LINK,
+    unit: 'bit/s',
+    where: 'lab, lab up, bench --lab bandwidth=…, parseLabSpec',
+    doc: 'rate cap each way (default: none)',
   },
   watch: {
     kind: 'duration',
     flag: '--watch',
     arg: 'duration',
     min: 0.05,
-    max: 3600,
+    max: AN_HOUR,
     unit: 's',
     where: 'inspect, watchSockets (intervalSeconds)',
     doc: 'sample every interval; limited shares and drops cover each interval',
@@ -472,6 +547,7 @@ export const OPTIONS = {
     flag: '--sample',
     arg: 'duration',
     above: 0,
+    max: AN_HOUR,
     unit: 'ms',
     where: 'doctor, diagnose',
     doc: 'count drops over this window instead of since the last run (the history file: $SOCKBUF_DOCTOR_HISTORY)',
@@ -559,7 +635,8 @@ export function expected(option: OptionName): string {
   const d: OptionDecl = OPTIONS[option];
   if (d.kind === 'choice') return `one of ${d.choices?.join(', ')}`;
   if (d.kind === 'count') return wholeRange(d.min ?? 0, d.max ?? Number.MAX_SAFE_INTEGER);
-  if (d.kind === 'rate') return "'max', a datagram rate such as 100k, or a bit rate such as 500mbit";
+  if (d.kind === 'rate')
+    return `'max', a datagram rate such as 100k, or a bit rate such as 500mbit (at most ${formatBitRate(d.max ?? FASTEST_LINK)} of payload)`;
   const { format, noun } = MEASURES[d.kind];
   const f = (n: number) => {
     if (n === 0) return '0';

@@ -111,6 +111,6 @@ test('a size, duration or bit rate option is parsed by commander into the declar
   assert.equal(declared('duration', undefined, true).defaultValue, undefined);
   assert.throws(
     () => declared('interval').parseArg?.('5ms', undefined),
-    /--interval: '5ms' \(expected a duration at least 10 ms\)/,
+    /--interval: '5ms' \(expected a duration from 10 ms to 1 h\)/,
   );
 });

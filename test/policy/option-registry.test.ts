@@ -76,13 +76,13 @@ test('checkOption: a size, duration or bit rate as written or as a number in the
   assert.equal(checkOption('udpRcvbuf', '8M'), 8 * 1024 * 1024);
   assert.equal(checkOption('bandwidth', '10gbit'), 1e10);
   for (const [option, bad, words] of [
-    ['rtt', '0ms', 'a duration more than 0 and at most 60 s'],
-    ['rtt', 60_001, 'a duration more than 0 and at most 60 s'],
-    ['interval', '5ms', 'a duration at least 10 ms'],
+    ['rtt', '0ms', 'a duration from 1 µs to 60 s'],
+    ['rtt', 60_001, 'a duration from 1 µs to 60 s'],
+    ['interval', '5ms', 'a duration from 10 ms to 1 h'],
     ['maxDuration', '25h', 'a duration more than 0 and at most 24 h'],
     ['blastSize', 65_508, 'a size from 1 B to 65507 B'],
     ['udpRcvbuf', '2GiB', 'a size from 1 B to 2 GiB'],
-    ['maxBytes', 1.5, 'a size of at least 1 B'],
+    ['maxBytes', 1.5, 'a size from 1 B to 1024 TiB'],
     ['bandwidth', '20tbit', 'a bit rate more than 0 and at most 10 Tbit/s'],
   ] as const)
     assert.throws(
