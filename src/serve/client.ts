@@ -163,9 +163,12 @@ export class ServeClient {
     return this.expect('ready');
   }
 
-  /** Tells the server the local end has finished (the far end is stopped after a grace period). */
-  done(): void {
-    this.send({ type: 'done' });
+  /**
+   * Tells the server the local end has finished: the far end is stopped after a grace period, or at
+   * once with `now` (this end was stopped by a signal).
+   */
+  done(now = false): void {
+    this.send(now ? { type: 'done', now: true } : { type: 'done' });
   }
 
   /** Waits for the far end's results (it exits by itself, or after `done`). */

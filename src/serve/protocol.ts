@@ -4,6 +4,8 @@
 //                     {"v":1,"type":"test","token":"T","kind":"tcp","params":{"reader":"adaptive"}}
 //                                                                   → ready (the far end's port) | error
 //                     {"v":1,"type":"done"}   the client's end has finished → result
+//                     {"v":1,"type":"done","now":true}   the client was stopped (a signal): the far end
+//                                             is stopped at once, not after the grace → result
 //   server → client   {"v":1,"type":"error","code":"busy","message":"busy, try again: …"}
 //
 // A test request names its kind and its parameters by the far end's option names; values are strings
@@ -16,6 +18,11 @@ export const PROTOCOL_VERSION = 1;
 /** The longest control line either side accepts, newline excluded. */
 export const MAX_LINE_BYTES = 64 * 1024;
 export const DEFAULT_SERVE_PORT = 5209;
+/**
+ * A far end that serve stops gets SIGTERM, then SIGKILL this long after: the client that stopped it
+ * (remote on SIGINT/SIGTERM, `done` with `now`) waits this long and a little more for its results.
+ */
+export const FAR_END_STOP_SECONDS = 2;
 
 export type ErrorCode =
   | 'bad-json'

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { ServeClient } from './client.js';
-import { DEFAULT_SERVE_PORT, ProtocolError } from './protocol.js';
+import { DEFAULT_SERVE_PORT, FAR_END_STOP_SECONDS, ProtocolError } from './protocol.js';
 import { requestFromArgs } from './request.js';
 
 /** `HOST[:PORT]` (`[::1]:5209`, `::1`, `10.0.0.2`, `vm`): the port defaults to serve's 5209. */
@@ -38,8 +38,12 @@ export const HELLO_SECONDS = 5;
 /** How long serve may take to start the far end (its own limit is 10 s) and say ready. */
 export const READY_SECONDS = 15;
 
-/** After a stop (the signal), how long the far end's results are waited for. */
-export const STOP_SECONDS = 3;
+/**
+ * After a stop (the signal), how long the far end's results are waited for: serve stops the far end at
+ * once (`done` with `now`), SIGKILLs it FAR_END_STOP_SECONDS later, and sends what it printed; within
+ * the CLI's 5 s after a signal.
+ */
+export const STOP_SECONDS = FAR_END_STOP_SECONDS + 2;
 
 /** Runs the far end remotely; resolves to its exit code, or the signal that ended it. */
 export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS.Signals> {
@@ -73,11 +77,11 @@ export async function runRemoteEnd(o: RemoteEndOptions): Promise<number | NodeJS
         ...(ready.secret === undefined ? {} : { secret: ready.secret }),
       }),
     );
-    // aborted: the server is told the test is done; its results are waited for STOP_SECONDS, no longer
+    // aborted: the server is told to stop the far end now; its results are waited for STOP_SECONDS, no longer
     let stopTimer: NodeJS.Timeout | undefined;
     const stopped = new Promise<never>((_, reject) => {
       const done = () => {
-        client.done();
+        client.done(true);
         stopTimer = setTimeout(() => {
           reject(
             new EnvironmentError(

@@ -130,7 +130,7 @@ export interface TestRequest {
   durationSeconds?: number;
 }
 
-export type Request = { type: 'hello' } | TestRequest | { type: 'done' };
+export type Request = { type: 'hello' } | TestRequest | { type: 'done'; now: boolean };
 
 function refuse(message: string): never {
   throw new ProtocolError('refused', message);
@@ -254,7 +254,7 @@ export function parseRequest(line: string, limits: Limits, token?: string): Requ
       `unknown protocol version ${JSON.stringify(msg.v)?.slice(0, 20)} (this server speaks ${PROTOCOL_VERSION})`,
     );
   if (msg.type === 'hello') return { type: 'hello' };
-  if (msg.type === 'done') return { type: 'done' };
+  if (msg.type === 'done') return { type: 'done', now: msg.now === true };
   if (msg.type !== 'test')
     throw new ProtocolError('bad-request', `unknown message type ${JSON.stringify(msg.type)?.slice(0, 40)}`);
   if (token !== undefined && !tokenMatches(token, msg.token))

@@ -16,6 +16,7 @@ import type { SpawnSpec } from '../sys/process.js';
 import { defaultFarEnd, type FarEndProcess, startFarEnd } from './far-end-process.js';
 import {
   encodeMessage,
+  FAR_END_STOP_SECONDS,
   KINDS,
   LineDecoder,
   PROTOCOL_VERSION,
@@ -230,7 +231,7 @@ class Server implements ServeHandle {
     // only a test request (its token checked) keeps a connection: a hello costs nothing to send
     if (!s.test && req.type === 'test') this.armIdle(s);
     if (req.type === 'hello') this.hello(s);
-    else if (req.type === 'done') this.done(s);
+    else if (req.type === 'done') this.done(s, req.now);
     else this.startTest(s, req);
   }
 
@@ -246,8 +247,12 @@ class Server implements ServeHandle {
     });
   }
 
-  /** The client's end is done: the far end usually finishes by itself; if not, it is told to. */
-  private done(s: Session): void {
+  /**
+   * The client's end is done: the far end usually finishes by itself; if not, it is told to after the
+   * grace. `now` (the client was stopped by a signal): it is told at once, so that its results reach
+   * the client within the client's own stop time.
+   */
+  private done(s: Session, now: boolean): void {
     if (!s.test) {
       this.refuse(s, new ProtocolError('bad-request', 'no test is running on this connection'));
       return;
@@ -255,9 +260,11 @@ class Server implements ServeHandle {
     if (s.test.done) return;
     s.test.done = true;
     const far = s.test.far;
-    setTimeout(() => {
-      if (far.running) void far.end('done');
-    }, this.graceSeconds * 1000).unref();
+    const end = () => {
+      if (far.running) void far.end('done', FAR_END_STOP_SECONDS);
+    };
+    if (now) end();
+    else setTimeout(end, this.graceSeconds * 1000).unref();
   }
 
   private startTest(s: Session, req: TestRequest): void {

@@ -38,7 +38,8 @@ test('a valid tcp test request: parameters checked, far-end options derived', ()
 
 test('hello and done need nothing else', () => {
   assert.deepEqual(parseRequest(req({ type: 'hello' }), limits), { type: 'hello' });
-  assert.deepEqual(parseRequest(req({ type: 'done' }), limits), { type: 'done' });
+  assert.deepEqual(parseRequest(req({ type: 'done' }), limits), { type: 'done', now: false });
+  assert.deepEqual(parseRequest(req({ type: 'done', now: true }), limits), { type: 'done', now: true });
 });
 
 test('hostile lines are refused with a message naming what is wrong', () => {
@@ -96,7 +97,11 @@ test('hostile lines are refused with a message naming what is wrong', () => {
     /not a string or a number/,
   );
   refusedWith(req({ type: 'test', kind: 'tcp', params: { parallel: 1e6 } }), 'refused', /1 to 128/);
-  refusedWith(req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }), 'refused', /from 10 ms to 1 h/);
+  refusedWith(
+    req({ type: 'test', kind: 'tcp', params: { interval: '1us' } }),
+    'refused',
+    /from 10 ms to 1 h/,
+  );
   refusedWith(
     req({ type: 'test', kind: 'tcp', params: { duration: 'banana' } }),
     'refused',
