@@ -1,22 +1,38 @@
 // One AMQP 0-9-1 client of scripts/lib/rabbitmq.ts (npm amqplib), in its own process, so that the
 // publisher → broker and broker → consumer connections belong to different pids:
-//   node --import tsx scripts/lib/amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS
+//   node --import tsx scripts/lib/amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS \
+//     [classic|stream [UNCONFIRMED]]
 // publish: a confirm channel publishes COUNT messages of KIB KiB (transient, to a non-durable queue it
-//   declares), at most 256 unconfirmed at a time (seed 000's publisher waited for confirms); a
-//   message counts once the broker confirmed it.
+//   declares; `stream`: a durable stream queue, x-queue-type stream, x-initial-cluster-size 2, seed
+//   000's replicated stream), at most UNCONFIRMED (default 256) unconfirmed at a time (seed 000's
+//   publisher waited for confirms); a message counts once the broker confirmed it.
 // consume: prefetch 64, manual acks (seed 000's consumer); a message counts when it arrives.
 // Either ends after COUNT messages, SECONDS seconds or SIGTERM/SIGINT, whichever comes first, and
 // prints JSON lines on stdout: { event: 'ready', role, pid, localPort } once connected (the local
 // port tells its socket apart in ss/inspect), then { event: 'done', role, messages, bytes, seconds,
-// MBps, MiBps } (seconds: from ready to the last message counted).
+// MBps, MiBps, perSecondMBps } (seconds: from ready to the last message counted; perSecondMBps: MB
+// counted in each whole second after ready).
 import amqp from 'amqplib';
 
-const [role, url, queue, kibArg, countArg, secondsArg] = process.argv.slice(2);
+const [role, url, queue, kibArg, countArg, secondsArg, type = 'classic', unconfirmedArg = '256'] =
+  process.argv.slice(2);
 const kib = Number(kibArg);
 const count = Number(countArg);
 const seconds = Number(secondsArg);
-if (!['publish', 'consume'].includes(role) || !url || !queue || !(kib > 0) || !(count > 0) || !(seconds > 0))
-  throw new Error('usage: amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS');
+const maxUnconfirmed = Number(unconfirmedArg);
+if (
+  !['publish', 'consume'].includes(role) ||
+  !url ||
+  !queue ||
+  !(kib > 0) ||
+  !(count > 0) ||
+  !(seconds > 0) ||
+  !['classic', 'stream'].includes(type) ||
+  !(maxUnconfirmed > 0)
+)
+  throw new Error(
+    'usage: amqp-client.child.ts publish|consume URL QUEUE KIB COUNT SECONDS [classic|stream [UNCONFIRMED]]',
+  );
 
 const size = kib * 1024;
 let messages = 0;
@@ -24,6 +40,9 @@ let t0 = performance.now();
 let last = t0;
 let finished = false;
 let finish: () => void = () => {};
+/** Messages counted at each whole second after ready. */
+const marks: number[] = [];
+let ticker: NodeJS.Timeout | undefined;
 const done = new Promise<void>((r) => {
   finish = r;
 });
@@ -41,7 +60,9 @@ function report(): void {
     seconds: s,
     MBps: bytes / 1e6 / s,
     MiBps: bytes / 2 ** 20 / s,
+    perSecondMBps: marks.map((m, i) => ((m - (i ? marks[i - 1] : 0)) * size) / 1e6),
   };
+  clearInterval(ticker);
   process.stdout.write(`${JSON.stringify(line)}\n`);
   finish();
 }
@@ -54,9 +75,15 @@ conn.on('error', () => {});
 const socket = (conn.connection as unknown as { stream?: { localPort?: number } }).stream;
 const channel = role === 'publish' ? await conn.createConfirmChannel() : await conn.createChannel();
 channel.on('error', () => {});
-await channel.assertQueue(queue, { durable: false, autoDelete: false });
+if (type === 'stream')
+  await channel.assertQueue(queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'stream', 'x-initial-cluster-size': 2 },
+  });
+else await channel.assertQueue(queue, { durable: false, autoDelete: false });
 t0 = performance.now();
 last = t0;
+ticker = setInterval(() => marks.push(messages), 1000);
 process.stdout.write(
   `${JSON.stringify({ event: 'ready', role, pid: process.pid, localPort: socket?.localPort })}\n`,
 );
@@ -68,7 +95,7 @@ if (role === 'publish') {
   let unconfirmed = 0;
   let waiting = false; // for 'drain': the socket's buffer is full
   const pump = () => {
-    while (!waiting && !finished && sent < count && unconfirmed < 256) {
+    while (!waiting && !finished && sent < count && unconfirmed < maxUnconfirmed) {
       sent++;
       unconfirmed++;
       const ok = ch.sendToQueue(queue, body, { persistent: false }, (err) => {

@@ -57,6 +57,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.js';
 
 export const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
+const RABBITMQ_CTL = '/usr/lib/rabbitmq/bin/rabbitmqctl';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./amqp-client.child.ts', import.meta.url));
 const OWNER_ENV = 'SOCKBUF_RABBITMQ_OWNER';
@@ -72,6 +73,16 @@ export interface BrokerOptions {
   nodelay?: boolean;
   wrap?: string[];
   readyMs?: number;
+  /** Full node name (default sockbuf<pid>n<k>@localhost); one with a dotted host needs `longnames`. */
+  nodename?: string;
+  /** RABBITMQ_USE_LONGNAME=true: node names like rabbit@10.201.0.2 (a lab host's address). */
+  longnames?: boolean;
+  /** HOME (where the Erlang cookie is): one shared by the nodes of a cluster (default: the broker's dir). */
+  home?: string;
+  /** Where epmd and the distribution listen (default 127.0.0.1; epmd adds loopback itself). */
+  distAddress?: string;
+  /** advanced.config's text (Erlang terms), e.g. `[{osiris, [{port_range, {6000, 6500}}]}].` */
+  advanced?: string;
 }
 
 export interface Broker {
@@ -86,6 +97,8 @@ export interface Broker {
   config: string;
   log(): string;
   exited: Promise<number | null>;
+  /** `rabbitmqctl -n NODENAME ARGS…` beside the broker (its namespace, cookie, epmd), bounded. */
+  ctl(args: string[], timeoutMs?: number): Promise<{ code: number | null; out: string }>;
   stop(): Promise<void>;
 }
 
@@ -96,6 +109,8 @@ export interface ClientResult {
   seconds: number;
   MBps: number;
   MiBps: number;
+  /** MB counted in each whole second after the client was ready. */
+  perSecondMBps: number[];
 }
 
 export interface AmqpClient {
@@ -245,16 +260,18 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
   const port = opts.port ?? (await freePort());
   const distPort = opts.distPort ?? (await freePort());
   const epmdPort = opts.epmdPort ?? (await freePort());
-  const nodename = `sockbuf${process.pid}n${++started}@localhost`;
+  const nodename = opts.nodename ?? `sockbuf${process.pid}n${++started}@localhost`;
+  const distAddress = opts.distAddress ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   const config = brokerConfig({ ...opts, address, port });
   writeFileSync(join(dir, 'rabbitmq.conf'), config);
+  if (opts.advanced !== undefined) writeFileSync(join(dir, 'advanced.config'), opts.advanced);
   writeFileSync(join(dir, 'rabbitmq-env.conf'), ''); // else /etc/rabbitmq/rabbitmq-env.conf is read
   writeFileSync(join(dir, 'enabled_plugins'), '[].\n');
   mkdirSync(join(dir, 'log'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: dir, // the Erlang cookie
+    HOME: opts.home ?? dir, // the Erlang cookie
     LANG: 'C.UTF-8',
     [OWNER_ENV]: String(process.pid),
     RABBITMQ_CONF_ENV_FILE: join(dir, 'rabbitmq-env.conf'),
@@ -270,9 +287,10 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
     RABBITMQ_NODENAME: nodename,
     RABBITMQ_DIST_PORT: String(distPort),
     ERL_EPMD_PORT: String(epmdPort),
-    ERL_EPMD_ADDRESS: '127.0.0.1',
-    // our own epmd runs already; the distribution listens on loopback only
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}',
+    ERL_EPMD_ADDRESS: distAddress,
+    // our own epmd runs already; the distribution listens on distAddress only
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: `-start_epmd false -kernel inet_dist_use_interface {${distAddress.split('.').join(',')}}`,
+    ...(opts.longnames ? { RABBITMQ_USE_LONGNAME: 'true' } : {}),
     // the script then execs erl (no shell left waiting in between): our child's pid is beam.smp's
     RUNNING_UNDER_SYSTEMD: 'true',
   };
@@ -281,17 +299,29 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
   const keep = (d: Buffer) => {
     log = (log + d).slice(-65536);
   };
-  const launch = (argv: string[]) => {
+  /** Starts `argv` beside the broker; its output goes to the broker's log, or (own) kept apart. */
+  const launch = (argv: string[], toLog = true) => {
     const [file, ...args] = [...wrap, ...argv];
     const child = spawn(file, args, { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    let own = '';
+    const sink = toLog
+      ? keep
+      : (d: Buffer) => {
+          own = (own + d).slice(-16384);
+        };
+    child.stdout?.on('data', sink);
+    child.stderr?.on('data', sink);
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    child.on('error', (e) => keep(Buffer.from(`${file}: ${e.message}\n`)));
-    return { child, exited };
+    child.on('error', (e) => sink(Buffer.from(`${file}: ${e.message}\n`)));
+    const entry = { pids: () => (child.pid ? [child.pid] : []) };
+    if (!toLog) {
+      live.add(entry);
+      void exited.then(() => live.delete(entry));
+    }
+    return { child, exited, out: () => own };
   };
 
-  const epmd = launch(['/usr/bin/epmd', '-port', String(epmdPort), '-address', '127.0.0.1']);
+  const epmd = launch(['/usr/bin/epmd', '-port', String(epmdPort), '-address', distAddress]);
   let beam: ReturnType<typeof launch> | undefined;
   const entry = { pids: () => [beam?.child.pid, epmd.child.pid].filter((p): p is number => !!p), dir };
   live.add(entry);
@@ -329,6 +359,14 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
     const pid = b.child.pid as number;
     const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     if (comm !== 'beam.smp') throw new Error(`pid ${pid} is ${comm}, not beam.smp: the wrap must exec`);
+    const ctl = (args: string[], timeoutMs = 60_000) => {
+      const c = launch([RABBITMQ_CTL, '-n', nodename, ...args], false);
+      const t = setTimeout(() => c.child.kill('SIGKILL'), timeoutMs);
+      return c.exited.then((code) => {
+        clearTimeout(t);
+        return { code, out: c.out() };
+      });
+    };
     return {
       pid,
       epmdPid: epmd.child.pid as number,
@@ -340,6 +378,7 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
       config,
       log: () => log,
       exited: b.exited,
+      ctl,
       stop,
     };
   } catch (err) {
@@ -374,6 +413,10 @@ export interface ClientOptions {
   count: number;
   seconds: number;
   wrap?: string[];
+  /** `stream`: a durable stream queue replicated to 2 nodes (default classic: transient). */
+  type?: 'classic' | 'stream';
+  /** Publisher confirms outstanding at most (default 256). */
+  unconfirmed?: number;
 }
 
 export function startClient(role: 'publish' | 'consume', o: ClientOptions): AmqpClient {
@@ -390,6 +433,8 @@ export function startClient(role: 'publish' | 'consume', o: ClientOptions): Amqp
     String(o.kib ?? 256),
     String(o.count),
     String(o.seconds),
+    o.type ?? 'classic',
+    String(o.unconfirmed ?? 256),
   ];
   const [file, ...args] = argv;
   const child = spawn(file, args, {

@@ -77,3 +77,22 @@ export function pendingSysctls(pid = process.pid): SysctlState | undefined {
   const file = stateFile(pid);
   return existsSync(file) ? readState(file) : undefined;
 }
+
+/**
+ * The changes other processes still running have made and not yet restored (their saved originals):
+ * a benchmark that changes the same host-global sysctls refuses to start while there is one.
+ */
+export function liveSysctlChanges(except = process.pid): SysctlState[] {
+  if (!existsSync(stateDir())) return [];
+  const out: SysctlState[] = [];
+  for (const f of readdirSync(stateDir())) {
+    const m = /^sysctl-(\d+)\.json$/.exec(f);
+    if (!m || Number(m[1]) === except || !alive(Number(m[1]))) continue;
+    try {
+      out.push(readState(join(stateDir(), f)));
+    } catch {
+      // torn: written before any change, so it changed nothing
+    }
+  }
+  return out;
+}

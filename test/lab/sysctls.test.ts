@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { changeSysctls, pendingSysctls, restoreStaleSysctls, restoreSysctls } from '../../src/lab/sysctls.js';
+import {
+  changeSysctls,
+  liveSysctlChanges,
+  pendingSysctls,
+  restoreStaleSysctls,
+  restoreSysctls,
+} from '../../src/lab/sysctls.js';
 
 // A fake /proc and state directory: the real host's sysctls are shared with everyone's tests.
 let dir = '';
@@ -58,8 +64,12 @@ test('what a killed process changed is restored by the next command; a live one 
   assert.equal(value('rmem_max'), '8388608');
   assert.deepEqual(restoreStaleSysctls(), [], 'the changer still runs');
   assert.equal(value('rmem_max'), '8388608');
+  // another benchmark sees the live change (and refuses); the changer itself is not "another"
+  assert.deepEqual(liveSysctlChanges(), [{ pid: child.pid, original: { 'net.core.rmem_max': '229376' } }]);
+  assert.deepEqual(liveSysctlChanges(child.pid), []);
   child.kill('SIGKILL');
   await once(child, 'exit');
+  assert.deepEqual(liveSysctlChanges(), [], 'a dead changer is stale, not live');
   assert.deepEqual(restoreStaleSysctls(), [`${child.pid}: net.core.rmem_max`]);
   assert.equal(value('rmem_max'), '229376');
 });
