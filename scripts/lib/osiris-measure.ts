@@ -46,20 +46,14 @@ export interface Measured {
   summary: string;
 }
 
-/** `sockbuf inspect --watch` in a namespace of the lab: every TCP socket there each interval. */
-function watchIn(lab: Lab, host: 'client' | 'server', cli: string, count: number) {
+/**
+ * `sockbuf inspect --watch 1s` in a namespace of the lab, `count` samples of every TCP socket there:
+ * the built CLI at `cli`, or (without) this checkout's sockbuf (dist, or the sources under tsx).
+ */
+export function watchIn(lab: Lab, host: 'client' | 'server', count: number, cli?: string) {
   const samples: InspectedSocket[][] = [];
-  const argv = [
-    process.execPath,
-    cli,
-    'inspect',
-    '--tcp',
-    '--json',
-    '--watch',
-    '1s',
-    '--count',
-    String(count),
-  ];
+  const inspect = ['inspect', '--tcp', '--json', '--watch', '1s', '--count', String(count)];
+  const argv = cli ? [process.execPath, cli, ...inspect] : ['sockbuf', ...inspect];
   const child = lab.spawn(host, argv);
   child.onLine((l) => {
     if (l.startsWith('{')) samples.push((JSON.parse(l) as { sockets: InspectedSocket[] }).sockets);
@@ -151,8 +145,8 @@ export async function measure(
     summary: '',
   };
   const count = o.seconds + WARM_UP + 8;
-  const follower = watchIn(lab, 'client', cli, count);
-  const leader = watchIn(lab, 'server', cli, count);
+  const follower = watchIn(lab, 'client', count, cli);
+  const leader = watchIn(lab, 'server', count, cli);
   try {
     const pub = startClient('publish', {
       url: cluster.leader.url,

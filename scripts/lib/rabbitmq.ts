@@ -24,8 +24,13 @@
 //             the program's): ['ip', 'netns', 'exec', NETNS] (labNetns(info, host) for a sockbuf lab).
 //             The broker's pid is checked to be beam.smp once it is ready.
 //   readyMs   how long to wait for "Server startup complete" (default 60 s; it takes 5–10 s here)
+//   nodename, longnames, home, distAddress, advanced   for a cluster node (rabbitmq-cluster.ts): its
+//             full name (rabbit@10.201.0.2 with longnames: RABBITMQ_USE_LONGNAME=true), a HOME shared
+//             by the nodes (one Erlang cookie), epmd and the distribution on that address instead of
+//             127.0.0.1, advanced.config's text
 // Broker: { pid (beam.smp), epmdPid, address, port, url (amqp://guest:guest@…), nodename, dir,
-//   config (rabbitmq.conf's text), log() (the last 64 KiB of its output), exited, stop() }.
+//   config (rabbitmq.conf's text), log() (the last 64 KiB of its output), exited, ctl(args) (rabbitmqctl
+//   -n nodename beside it: its namespace, cookie and epmd; bounded, killed with the rest), stop() }.
 // The files (config, mnesia, logs, the Erlang cookie in HOME) live in a temp dir removed by stop().
 // stop() ends the broker (SIGTERM: RabbitMQ stops cleanly in ~1–2 s; SIGKILL after 10 s), then its
 // epmd (started here, in the foreground, not epmd -daemon), then removes the dir. At process exit
@@ -33,9 +38,11 @@
 // running is killed; and startBroker first kills what runs of dead processes left behind (found by
 // SOCKBUF_RABBITMQ_OWNER=<dead pid> in their environment).
 //
-// startClient('publish' | 'consume', { url, queue, kib = 256, count, seconds, wrap }): AmqpClient —
+// startClient('publish' | 'consume', { url, queue, kib = 256, count, seconds, wrap, type, unconfirmed }):
+//   AmqpClient —
 //   scripts/lib/amqp-client.child.ts in its own process (publisher with confirms, consumer with prefetch 64,
-//   seed 000's pair), bounded by count and seconds (SIGKILL 20 s past the bound).
+//   seed 000's pair), bounded by count and seconds (SIGKILL 20 s past the bound); type 'stream': a
+//   durable stream queue of 2 replicas (seed 000's osiris); unconfirmed: at most that many (256).
 //   AmqpClient: { pid, ready (its pid and local port), done (ClientResult), stop() (SIGTERM: it reports
 //   what it counted so far) }.
 //
