@@ -6,7 +6,7 @@ import { ADVICE, type Advice } from '../policy/advice.js';
 import type { AlertRule, RuleGroup } from './alert-rule.js';
 import { LIMITED_PCT } from './analyze.js';
 import { guardRules } from './guard-alerts.js';
-import { SETTERS } from './programs.js';
+import { SETTERS, type Setter } from './programs.js';
 
 /**
  * Where the runbooks are: docs/runbooks.md, one section per alert, its anchor the alert's name in
@@ -27,20 +27,24 @@ export function alertRules(runbooks = RUNBOOKS): RuleGroup[] {
 }
 
 /** The labels that name a socket series (exporter.ts socketSeries), with the exporter's instance. */
-const SERIES = 'on(instance, job, protocol, role, address, port, pid)';
+const SERIES = 'on(instance, job, protocol, role, address, port, pid, command)';
 const SHARE = LIMITED_PCT / 100;
 /** "Carrying load": busy sending at least this share of the time between two scrapes. */
 const BUSY = 0.1;
 
-/** A socket series in words: `tcp listener 127.0.0.1:5201` or `tcp socket to [::1]:5201`. */
+/**
+ * A socket series in words: `tcp listener 127.0.0.1:5201`, `tcp connection accepted at 10.0.0.2:6000`
+ * (its listener gone) or `tcp socket to [::1]:5201`.
+ */
 const SOCKET =
-  '{{ $labels.protocol }} {{ if eq $labels.role "listener" }}listener{{ else }}socket to{{ end }} ' +
+  '{{ $labels.protocol }} {{ if eq $labels.role "listener" }}listener{{ else if eq $labels.role "accepted" }}' +
+  'connection accepted at{{ else }}socket to{{ end }} ' +
   '{{ if match ":" $labels.address }}[{{ $labels.address }}]{{ else }}{{ $labels.address }}{{ end }}:{{ $labels.port }}';
 
-/** The selector of this alert's socket series (a listener's has no pid: pid="" matches that). */
+/** The selector of this alert's socket series (a listener's has no pid nor command: pid="" matches that). */
 const THIS = (metric: string, extra = '') =>
-  `printf \`${metric}{instance=%q,protocol=%q,role=%q,address=%q,port=%q,pid=%q${extra}}\` ` +
-  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port $labels.pid';
+  `printf \`${metric}{instance=%q,protocol=%q,role=%q,address=%q,port=%q,pid=%q,command=%q${extra}}\` ` +
+  '$labels.instance $labels.protocol $labels.role $labels.address $labels.port $labels.pid $labels.command';
 /** owner_info of this series: a listener's carries the pids of its sockets, a client's its own. */
 const OWNER =
   'printf `sockbuf_socket_owner_info{instance=%q,protocol=%q,role=%q,address=%q,port=%q,pid=~%q}` ' +
@@ -66,21 +70,62 @@ const AUTOTUNING = (buffer: 'receive' | 'send') =>
 /** `; peers 10.0.0.2, 10.0.0.3` for a listener (sockbuf_socket_peer_info), nothing for a client (its address is the peer). */
 const PEERS = `{{ with ${THIS('sockbuf_socket_peer_info', ',peer!=""')} | query }}; peers {{ (index . 0).Labels.peer }}{{ end }}`;
 
+/** sockbuf_socket_pin_info of this series for one buffer: who set it, whether at the ceiling. */
+const PIN = (buffer: 'receive' | 'send') => THIS('sockbuf_socket_pin_info', `,buffer="${buffer}"`);
+
 /**
- * What to change in the pinning program's own terms (programs.ts), else `generic`: a template
- * chain on the command of the series' owner.
+ * What to change in the setting program's own terms, told per socket by the exporter
+ * (sockbuf_socket_pin_info's setter, from programs.ts), else `generic`: a template chain on the id.
  */
-const IN_PROGRAM = (side: 'rcvbuf' | 'sndbuf', generic: string) =>
-  `{{ $cmd := "" }}{{ with ${OWNER} | query }}{{ $cmd = (index . 0).Labels.command }}{{ end }}` +
-  // until the exporter names the setter per series: beam.smp's listener entry, else a command's own
-  SETTERS.filter((p) => !p.matches || p.id === 'erlang-listener')
-    .map(
-      (p, i) =>
-        `{{ ${i ? 'else if' : 'if'} match \`(^|,)${p.command.replaceAll('.', '\\.')}(,|$)\` $cmd }}` +
-        `In ${p.command} (${p.what}): ${p[side]}.`,
-    )
-    .join('') +
-  `{{ else }}${generic}{{ end }}`;
+const IN_PROGRAM = (
+  buffer: 'receive' | 'send',
+  text: (p: Setter) => string | undefined,
+  generic: string,
+  before = 'In ',
+) => {
+  const known = SETTERS.filter((p) => text(p));
+  return (
+    `{{ $setter := "" }}{{ with ${PIN(buffer)} | query }}{{ $setter = (index . 0).Labels.setter }}{{ end }}` +
+    known
+      .map(
+        (p, i) =>
+          `{{ ${i ? 'else if' : 'if'} eq $setter "${p.id}" }}${before}${p.command} (${p.what}): ${text(p)}.`,
+      )
+      .join('') +
+    `{{ else }}${generic}{{ end }}`
+  );
+};
+
+const SYSCTL = { receive: 'net.core.rmem_max', send: 'net.core.wmem_max' } as const;
+/**
+ * ` It sits at the kernel's ceiling, 2 × net.core.rmem_max (…)` where the exporter saw the series'
+ * pinned buffer at twice the sysctl, ` net.core.rmem_max is unknown …` where it could not read it,
+ * nothing below the ceiling (sockbuf_socket_pin_info's ceiling, sockbuf_setsockopt_max_bytes).
+ */
+const CEILING = (buffer: 'receive' | 'send', lead = ' It') => {
+  const name = SYSCTL[buffer];
+  const value =
+    `{{ with printf \`sockbuf_setsockopt_max_bytes{instance=%q,buffer="${buffer}"}\` $labels.instance | query }}` +
+    ` (${name} = {{ index . 0 | value | printf "%.0f" }}){{ end }}`;
+  return (
+    `{{ with ${PIN(buffer)} | query }}{{ with index . 0 }}{{ if eq .Labels.ceiling "yes" }}${lead} sits at the ` +
+    `kernel's ceiling, 2 × ${name}${value}: the program asked ${buffer === 'receive' ? 'SO_RCVBUF' : 'SO_SNDBUF'} for at least that ` +
+    `much and the kernel clamped it, where autotuning would allow ${AUTOTUNING(buffer)}; two ways out: stop setting it, or raise ` +
+    `${name}, which keeps it pinned.{{ else if eq .Labels.ceiling "unknown" }} ${name} is unknown on this host (the exporter ` +
+    `cannot read it), so whether this size is the kernel's ceiling is unknown.{{ end }}{{ end }}{{ end }}`
+  );
+};
+
+/**
+ * What SockbufSendBufferPinned states: sndbuf-limited N % of busy time where the kernel's counter
+ * says so, else busy N % of the time with the queue at the limit (its expression's first branch, whose
+ * value is the busy ratio: the counter misses a pinned send buffer, docs/diagnosis.md).
+ */
+const SNDBUF_SHARE =
+  `{{ with ${THIS('sockbuf_socket_sndbuf_limited_ratio')} | query }}{{ if gt (index . 0 | value) ${LIMITED_PCT / 100} }}` +
+  'sndbuf-limited {{ index . 0 | value | humanizePercentage }} of its busy time{{ else }}' +
+  'busy {{ $value | humanizePercentage }} of the time with its send queue at the limit{{ end }}{{ else }}' +
+  'busy {{ $value | humanizePercentage }} of the time with its send queue at the limit{{ end }}';
 
 /** A rate: `10`, `0.0167` (humanize would say `16.67m`). */
 const RATE = '{{ $value | printf "%.3g" }}';
@@ -121,8 +166,15 @@ function sockbufRules(): RuleGroup[] {
           `${SOCKET}${PROCESS} is rwnd-limited {{ $value | humanizePercentage }} of its busy time: its peer pinned its receive buffer`,
           `On {{ $labels.instance }} it carries load and the peer's receive window holds it back ` +
             `(rwnd-limited above ${SHARE * 100}% of busy time); the peer's window scale and window show a small ` +
-            `pinned receive buffer. ${advise(ADVICE.pinnedRcvbuf, ' (on the receiving side)')} ` +
-            'Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
+            `pinned receive buffer. ${advise(ADVICE.pinnedRcvbuf, ' (on the receiving side)')}` +
+            `${CEILING('send', ' Its own send buffer is pinned too: it')}` +
+            IN_PROGRAM(
+              'send',
+              (p) => p.peerRcvbuf && `${p.peerRcvbuf}; its own send buffer: ${p.sndbuf}`,
+              '',
+              ' In ',
+            ) +
+            ' Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
         ),
         rule(
           'SockbufReceiveBufferPinned',
@@ -134,8 +186,8 @@ function sockbufRules(): RuleGroup[] {
           `On {{ $labels.instance }} its receive buffer is far below tcp_rmem max and its ` +
             `window scale below what autotuning offers, while data keeps arriving at about a window per round trip ` +
             '(queue half full, drops, or its sender rwnd-limited); the size is skmem rb, twice what the program set. ' +
-            `Cause: ${ADVICE.pinnedRcvbuf.cause}. What to do: ` +
-            IN_PROGRAM('rcvbuf', `${ADVICE.pinnedRcvbuf.fix}.`) +
+            `Cause: ${ADVICE.pinnedRcvbuf.cause}.${CEILING('receive')} What to do: ` +
+            IN_PROGRAM('receive', (p) => p.rcvbuf, `${ADVICE.pinnedRcvbuf.fix}.`) +
             ' Confirm with sockbuf inspect --port {{ $labels.port }} (or ss -tmi: rb, wscale).',
         ),
         rule(
@@ -146,13 +198,13 @@ function sockbufRules(): RuleGroup[] {
           '10m',
           'warning',
           `${OWNER_NAME} pinned the send buffer of ${SOCKET} to ${BYTES('sockbuf_socket_send_buffer_bytes')} ` +
-            `where autotuning offers ${AUTOTUNING('send')}: limited {{ $value | humanizePercentage }} of the time${PEERS}`,
+            `where autotuning offers ${AUTOTUNING('send')}: ${SNDBUF_SHARE}${PEERS}`,
           `On {{ $labels.instance }} it carries load and its own send buffer holds it back: the send queue ` +
             `stays at a limit far below tcp_wmem max with less in flight than cwnd and the peer's window allow ` +
             `(or sndbuf-limited above ${SHARE * 100}% of busy time), so it moves about one buffer per round trip; ` +
             "below two segments each round trip waits for the peer's delayed ACK; the size is skmem tb, twice what " +
-            `the program set. Cause: ${ADVICE.pinnedSndbuf.cause}. ` +
-            `What to do: ${IN_PROGRAM('sndbuf', `${ADVICE.pinnedSndbuf.fix}.`)}` +
+            `the program set. Cause: ${ADVICE.pinnedSndbuf.cause}.${CEILING('send')} ` +
+            `What to do: ${IN_PROGRAM('send', (p) => p.sndbuf, `${ADVICE.pinnedSndbuf.fix}.`)}` +
             ' Confirm with sockbuf inspect --port {{ $labels.port }} (or ss -tmi: tb, Send-Q, rtt against minrtt).',
         ),
         rule(

@@ -6,6 +6,7 @@ import { TCP_STATES } from '../sys/constants.js';
 import { analyze, FLAG_KINDS, FlagMemory, type InspectedSocket, type Snapshot } from './analyze.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { type SocketOwner, socketOwners } from './owners.js';
+import { pinInfo } from './pin-advice.js';
 import { Collectors } from './self-metrics.js';
 import { ALL_STATES } from './sockdiag.js';
 
@@ -16,32 +17,47 @@ export interface SocketMetricsOptions {
   collectors?: Collectors;
 }
 
-const LABELS = ['protocol', 'role', 'address', 'port', 'pid'] as const;
-type SeriesLabels = Record<Exclude<(typeof LABELS)[number], 'pid'>, string> & { pid?: string };
+const LABELS = ['protocol', 'role', 'address', 'port', 'pid', 'command'] as const;
+type SeriesLabels = Record<Exclude<(typeof LABELS)[number], 'pid' | 'command'>, string> & {
+  pid?: string;
+  command?: string;
+};
 
 /**
  * A socket's series labels, steady as connections come and go (an ephemeral port would make a new
  * series per connection): a listener, its accepted connections and an unconnected UDP socket by
- * their local address and port (role 'listener'); a client socket by the address and port it
- * connects to and, when known, the pid of its process (role 'client': two programs connecting to
- * one broker keep two series). Pure.
+ * their local address and port (role 'listener'); a connection accepted by a listener that is gone
+ * (osiris's replica socket on the follower) by its local address and port and, when known, the
+ * command of its process (role 'accepted': a new port after a restart is a new series, the peer's
+ * ephemeral port never is); a client socket by the address and port it connects to and, when known,
+ * the pid of its process (role 'client': two programs connecting to one broker keep two series). Pure.
  */
 export function socketSeries(
   r: InspectedSocket,
   listeningPorts: ReadonlySet<number>,
-  pid?: number,
+  owner?: { pid?: number; command?: string },
 ): SeriesLabels {
   const listener =
     r.protocol === 'udp' ? r.remotePort === 0 : r.state === 'listen' || listeningPorts.has(r.localPort);
   if (listener)
     return { protocol: r.protocol, role: 'listener', address: r.localAddress, port: String(r.localPort) };
+  if (r.role === 'accepted') {
+    const labels: SeriesLabels = {
+      protocol: r.protocol,
+      role: 'accepted',
+      address: r.localAddress,
+      port: String(r.localPort),
+    };
+    if (owner?.command) labels.command = owner.command;
+    return labels;
+  }
   const labels: SeriesLabels = {
     protocol: r.protocol,
     role: 'client',
     address: r.remoteAddress,
     port: String(r.remotePort),
   };
-  if (pid !== undefined) labels.pid = String(pid);
+  if (owner?.pid !== undefined) labels.pid = String(owner.pid);
   return labels;
 }
 
@@ -73,21 +89,23 @@ export type Group = { labels: SeriesLabels; rows: InspectedSocket[] };
 /**
  * The series of the chosen sockets, each with every socket that shares its labels (a listener's
  * connections: the series carries the largest of them, so a busy connection that was not chosen
- * still shows in its listener's busy ratio). `pidOf` gives client series their pid. Pure.
+ * still shows in its listener's busy ratio). `ownerOf` gives client series their pid and accepted
+ * ones their command. Pure.
  */
 export function groupSeries(
   all: InspectedSocket[],
   top: number,
-  pidOf: (r: InspectedSocket) => number | undefined = (r) => r.pid,
+  ownerOf: (r: InspectedSocket) => { pid?: number; command?: string } | undefined = (r) => r,
 ): Group[] {
   const ports = listeningPorts(all);
-  const key = (l: SeriesLabels) => `${l.protocol}|${l.role}|${l.address}|${l.port}|${l.pid ?? ''}`;
+  const key = (l: SeriesLabels) =>
+    `${l.protocol}|${l.role}|${l.address}|${l.port}|${l.pid ?? ''}|${l.command ?? ''}`;
   const groups = new Map<string, Group>();
   for (const r of chooseSockets(all, top)) {
-    const labels = socketSeries(r, ports, pidOf(r));
+    const labels = socketSeries(r, ports, ownerOf(r));
     if (!groups.has(key(labels))) groups.set(key(labels), { labels, rows: [] });
   }
-  for (const r of all) groups.get(key(socketSeries(r, ports, pidOf(r))))?.rows.push(r);
+  for (const r of all) groups.get(key(socketSeries(r, ports, ownerOf(r))))?.rows.push(r);
   return [...groups.values()];
 }
 
@@ -141,7 +159,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       sample = {
         at: performance.now(),
         rows: all,
-        series: groupSeries(all, top, (r) => owners.get(r.inode)?.pid),
+        series: groupSeries(all, top, (r) => owners.get(r.inode)),
       };
     }
     return sample;
@@ -224,7 +242,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   new Gauge({
     name: 'sockbuf_socket_owner_info',
     help: 'The processes that own the sockets of a series (comm and pid, comma-separated when several); 1. Absent where /proc/PID/fd cannot be read.',
-    labelNames: [...LABELS, 'command'],
+    labelNames: [...LABELS],
     registers: [registry],
     collect() {
       this.reset();
@@ -266,6 +284,31 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
     collect() {
       this.set({ buffer: 'receive' }, host.tcpRmemMax);
       this.set({ buffer: 'send' }, host.tcpWmemMax);
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_setsockopt_max_bytes',
+    help: 'The most SO_RCVBUF (net.core.rmem_max, buffer="receive") and SO_SNDBUF (net.core.wmem_max, buffer="send") get on this host: a pinned buffer sits at the kernel\'s ceiling at twice this. Absent where the sysctl cannot be read.',
+    labelNames: ['buffer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (host.rmemMax !== undefined) this.set({ buffer: 'receive' }, host.rmemMax);
+      if (host.wmemMax !== undefined) this.set({ buffer: 'send' }, host.wmemMax);
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_socket_pin_info',
+    help: 'A series whose flagged sockets have a pinned buffer (buffer="receive" or "send"): setter, who set it (programs.ts; empty when unknown); ceiling, whether it sits at 2 × net.core.rmem_max/wmem_max (yes, no, unknown where the sysctl cannot be read); 1.',
+    labelNames: [...LABELS, 'buffer', 'setter', 'ceiling'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const ports = listeningPorts(rows());
+      for (const g of series())
+        for (const r of g.rows)
+          for (const p of pinInfo(r, owners.get(r.inode)?.command, host, ports))
+            this.set({ ...g.labels, ...p }, 1);
     },
   });
   new Gauge({

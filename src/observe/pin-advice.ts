@@ -84,3 +84,47 @@ export function advisePins(row: AdvisedRow, host: HostLimits, ctx: PlaceContext,
     }
   }
 }
+
+/** A series' pinned buffer as the exporter labels it (sockbuf_socket_pin_info). */
+export interface PinInfo {
+  buffer: BufferSide;
+  /** The setter's id (programs.ts) where one names this side; '' where sockbuf cannot tell. */
+  setter: string;
+  /** At 2 × net.core.rmem_max/wmem_max: yes or no; unknown where the sysctl cannot be read. */
+  ceiling: 'yes' | 'no' | 'unknown';
+}
+
+/**
+ * The pinned buffers of a flagged row, once each: the receive buffer of a pinned-rcvbuf, the send
+ * buffer of a pinned-sndbuf or sndbuf-limited, and the send buffer of an rwnd-limited sender when it
+ * sits at the ceiling (osiris's leader). The same facts as advisePins, as labels. Pure.
+ */
+export function pinInfo(
+  row: AdvisedRow,
+  command: string | undefined,
+  host: HostLimits,
+  listening: ReadonlySet<number>,
+): PinInfo[] {
+  const who = setterOf(command, row, { listening, ephemeralPorts: host.ephemeralPorts });
+  const out = new Map<BufferSide, PinInfo>();
+  const add = (buffer: BufferSide, bytes: number | undefined) => {
+    if (bytes === undefined || out.has(buffer)) return;
+    const max = coreMax(host, buffer);
+    const text = buffer === 'receive' ? who?.rcvbuf : who?.sndbuf;
+    out.set(buffer, {
+      buffer,
+      setter: who && text ? who.id : '',
+      ceiling: max === undefined ? 'unknown' : bytes === 2 * max ? 'yes' : 'no',
+    });
+  };
+  for (const f of row.flags) {
+    if (f.kind === 'pinned-rcvbuf') add('receive', row.rcvbufBytes);
+    else if (f.kind === 'pinned-sndbuf' || f.kind === 'sndbuf-limited') add('send', row.sndbufBytes);
+    else if (f.kind === 'rwnd-limited') {
+      const tb = row.sndbufBytes;
+      if (tb !== undefined && tb === 2 * (host.wmemMax ?? Number.NaN) && tb < host.tcpWmemMax)
+        add('send', tb);
+    }
+  }
+  return [...out.values()];
+}

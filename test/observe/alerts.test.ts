@@ -84,6 +84,10 @@ const busyConn = sock('tcp', 'listener', '127.0.0.1', '8082'); // an established
 const statsd = sock('udp', 'listener', '0.0.0.0', '8125'); // drops 10/s
 const quiet = sock('udp', 'listener', '0.0.0.0', '8126'); // dropped once, long ago
 const web = sock('tcp', 'listener', '127.0.0.1', '8080'); // accept queue overflows 1/s
+// osiris (seed 000) at rmem_max = wmem_max = 229376: the follower's replica socket, its listener gone
+// (series by local port and command), pinned at the ceiling; the leader's replica reader rwnd-limited
+const follower = { ...sock('tcp', 'accepted', '10.0.0.5', '6000'), command: 'beam.smp' };
+const leader = { ...sock('tcp', 'client', '10.0.0.6', '6001'), pid: '4300' };
 
 const input = [
   ...[client, unpinned, idle, brief].flatMap((s) => [
@@ -94,6 +98,31 @@ const input = [
   series('sockbuf_socket_flagged', { ...brief, kind: 'rwnd-limited' }, '1x5 _x35'),
   series('sockbuf_socket_owner_info', { ...client, command: 'blast', pid: '42' }, '1x40'),
   series('sockbuf_socket_flagged', { ...receiver, kind: 'pinned-rcvbuf' }, '1x40'),
+  // the exporter could not read rmem_max for this one: unknown, no size guessed
+  series(
+    'sockbuf_socket_pin_info',
+    { ...receiver, buffer: 'receive', setter: '', ceiling: 'unknown' },
+    '1x40',
+  ),
+  series('sockbuf_socket_flagged', { ...follower, kind: 'pinned-rcvbuf' }, '1x40'),
+  series('sockbuf_socket_receive_buffer_bytes', follower, '458752x40'),
+  series('sockbuf_socket_owner_info', { ...follower, pid: '4242' }, '1x40'),
+  series(
+    'sockbuf_socket_pin_info',
+    { ...follower, buffer: 'receive', setter: 'osiris-follower', ceiling: 'yes' },
+    '1x40',
+  ),
+  series('sockbuf_socket_rwnd_limited_ratio', leader, '0.88x40'),
+  series('sockbuf_socket_busy_ratio', leader, '0.9x40'),
+  series('sockbuf_socket_flagged', { ...leader, kind: 'rwnd-limited' }, '1x40'),
+  series('sockbuf_socket_owner_info', { ...leader, command: 'beam.smp' }, '1x40'),
+  series(
+    'sockbuf_socket_pin_info',
+    { ...leader, buffer: 'send', setter: 'osiris-leader', ceiling: 'yes' },
+    '1x40',
+  ),
+  series('sockbuf_setsockopt_max_bytes', { ...H1, buffer: 'receive' }, '229376x40'),
+  series('sockbuf_setsockopt_max_bytes', { ...H1, buffer: 'send' }, '229376x40'),
   series('sockbuf_socket_sndbuf_limited_ratio', sender, '0.75x40'),
   series('sockbuf_socket_sndbuf_limited_ratio', under, '0.4x40'),
   ...[sender, under].flatMap((s) => [
@@ -101,6 +130,7 @@ const input = [
     series('sockbuf_socket_flagged', { ...s, kind: 'sndbuf-limited' }, '1x40'),
   ]),
   series('sockbuf_socket_owner_info', { ...sender, command: 'java' }, '1x40'),
+  series('sockbuf_socket_pin_info', { ...sender, buffer: 'send', setter: 'java', ceiling: 'no' }, '1x40'),
   series('sockbuf_socket_drops_total', statsd, '0+600x40'),
   series('sockbuf_socket_drops_total', quiet, '500x40'),
   series('sockbuf_socket_owner_info', { ...statsd, command: 'statsd', pid: '100' }, '1x40'),
@@ -111,6 +141,11 @@ const input = [
   series('sockbuf_socket_flagged', { ...broker, kind: 'pinned-rcvbuf' }, '1x40'),
   series('sockbuf_socket_flagged', { ...broker, kind: 'pinned-sndbuf' }, '1x40'),
   series('sockbuf_socket_busy_ratio', broker, '0.95x40'),
+  // the kernel's counter misses a pinned send buffer (issue 43: the summary said "limited 95 %" from busy)
+  series('sockbuf_socket_sndbuf_limited_ratio', broker, '0x40'),
+  ...(['receive', 'send'] as const).map((buffer) =>
+    series('sockbuf_socket_pin_info', { ...broker, buffer, setter: 'rabbitmq-amqp', ceiling: 'no' }, '1x40'),
+  ),
   series('sockbuf_socket_receive_buffer_bytes', broker, '32768x40'),
   series('sockbuf_socket_send_buffer_bytes', broker, '32768x40'),
   series('sockbuf_socket_owner_info', { ...broker, command: 'beam.smp', pid: '4242' }, '1x40'),
@@ -149,13 +184,15 @@ const known = (id: string) => {
   assert.ok(p, id);
   return p;
 };
-const BEAM = known('erlang-listener');
+const AMQP = known('rabbitmq-amqp');
 const JAVA = known('java');
-const RCV_DESCRIPTION = (port: string, fix: string) =>
+const FOLLOWER = known('osiris-follower');
+const LEADER = known('osiris-leader');
+const RCV_DESCRIPTION = (port: string, fix: string, ceiling = '') =>
   'On host1:9477 its receive buffer is far below tcp_rmem max and its window scale below what autotuning offers, ' +
   'while data keeps arriving at about a window per round trip (queue half full, drops, or its sender rwnd-limited); ' +
   'the size is skmem rb, twice what the program set. ' +
-  `Cause: ${ADVICE.pinnedRcvbuf.cause}. What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: rb, wscale).`;
+  `Cause: ${ADVICE.pinnedRcvbuf.cause}.${ceiling} What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: rb, wscale).`;
 const SND_DESCRIPTION = (port: string, fix: string) =>
   'On host1:9477 it carries load and its own send buffer holds it back: the send queue stays at a limit far below ' +
   "tcp_wmem max with less in flight than cwnd and the peer's window allow (or sndbuf-limited above 50% of busy time), " +
@@ -179,28 +216,55 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
         cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)') +
         ' Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
     ),
+    alert(
+      { ...leader, severity: 'warning' },
+      'tcp socket to 10.0.0.6:6001 (beam.smp, pid 4300) is rwnd-limited 88% of its busy time: its peer pinned its receive buffer',
+      "On host1:9477 it carries load and the peer's receive window holds it back (rwnd-limited above 50% of busy " +
+        "time); the peer's window scale and window show a small pinned receive buffer. " +
+        cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)') +
+        " Its own send buffer is pinned too: it sits at the kernel's ceiling, 2 × net.core.wmem_max (net.core.wmem_max = 229376): " +
+        'the program asked SO_SNDBUF for at least that much and the kernel clamped it, where autotuning would allow up to 4MiB; ' +
+        'two ways out: stop setting it, or raise net.core.wmem_max, which keeps it pinned.' +
+        ` In beam.smp (${LEADER.what}): ${LEADER.peerRcvbuf}; its own send buffer: ${LEADER.sndbuf}.` +
+        ' Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
+    ),
   ],
   SockbufReceiveBufferPinned: [
     alert(
       { ...receiver, kind: 'pinned-rcvbuf', severity: 'warning' },
       'a process pinned the receive buffer of tcp listener [::1]:5201 to an unknown size where autotuning offers up to 32MiB: its window limits its senders',
-      RCV_DESCRIPTION('5201', `${ADVICE.pinnedRcvbuf.fix}.`),
+      RCV_DESCRIPTION(
+        '5201',
+        `${ADVICE.pinnedRcvbuf.fix}.`,
+        " net.core.rmem_max is unknown on this host (the exporter cannot read it), so whether this size is the kernel's ceiling is unknown.",
+      ),
     ),
     alert(
       { ...broker, kind: 'pinned-rcvbuf', severity: 'warning' },
       'beam.smp (pid 4242) pinned the receive buffer of tcp listener 127.0.0.1:5672 to 32768 bytes where autotuning offers up to 32MiB: its window limits its senders; peers 10.0.0.7',
-      RCV_DESCRIPTION('5672', `In beam.smp (${BEAM.what}): ${BEAM.rcvbuf}.`),
+      RCV_DESCRIPTION('5672', `In beam.smp (${AMQP.what}): ${AMQP.rcvbuf}.`),
+    ),
+    alert(
+      { ...follower, kind: 'pinned-rcvbuf', severity: 'warning' },
+      'beam.smp (pid 4242) pinned the receive buffer of tcp connection accepted at 10.0.0.5:6000 to 458752 bytes where autotuning offers up to 32MiB: its window limits its senders',
+      RCV_DESCRIPTION(
+        '6000',
+        `In beam.smp (${FOLLOWER.what}): ${FOLLOWER.rcvbuf}.`,
+        " It sits at the kernel's ceiling, 2 × net.core.rmem_max (net.core.rmem_max = 229376): the program asked SO_RCVBUF " +
+          'for at least that much and the kernel clamped it, where autotuning would allow up to 32MiB; two ways out: ' +
+          'stop setting it, or raise net.core.rmem_max, which keeps it pinned.',
+      ),
     ),
   ],
   SockbufSendBufferPinned: [
     alert(
       { ...broker, severity: 'warning' },
-      'beam.smp (pid 4242) pinned the send buffer of tcp listener 127.0.0.1:5672 to 32768 bytes where autotuning offers up to 4MiB: limited 95% of the time; peers 10.0.0.7',
-      SND_DESCRIPTION('5672', `In beam.smp (${BEAM.what}): ${BEAM.sndbuf}.`),
+      'beam.smp (pid 4242) pinned the send buffer of tcp listener 127.0.0.1:5672 to 32768 bytes where autotuning offers up to 4MiB: busy 95% of the time with its send queue at the limit; peers 10.0.0.7',
+      SND_DESCRIPTION('5672', `In beam.smp (${AMQP.what}): ${AMQP.sndbuf}.`),
     ),
     alert(
       { ...sender, severity: 'warning' },
-      'java (pid 7) pinned the send buffer of tcp socket to 10.0.0.3:9000 to an unknown size where autotuning offers up to 4MiB: limited 75% of the time',
+      'java (pid 7) pinned the send buffer of tcp socket to 10.0.0.3:9000 to an unknown size where autotuning offers up to 4MiB: sndbuf-limited 75% of its busy time',
       SND_DESCRIPTION('9000', `In java (${JAVA.what}): ${JAVA.sndbuf}.`),
     ),
   ],

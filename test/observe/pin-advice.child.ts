@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { analyze, type HostLimits, type InspectedSocket } from '../../src/observe/analyze.js';
+import { startExporter } from '../../src/observe/exporter-server.js';
 import { readHostLimits, takeSnapshot } from '../../src/observe/inspect.js';
 import type { DiagSocket } from '../../src/observe/sockdiag.js';
 import { SO_RCVBUF, SO_SNDBUF, SOCK_STREAM, SOL_SOCKET } from '../../src/sys/constants.js';
@@ -62,7 +63,7 @@ async function pair(port: number, o: { rcvbuf: number; sndbuf?: number; closeLis
   const client = socketFromFd(cfd);
   client.on('error', () => {});
   const msg = Buffer.alloc(256 * 1024, 7);
-  const until = performance.now() + 6000;
+  const until = performance.now() + 12_000;
   const pump = () => {
     while (performance.now() < until && !client.destroyed) if (!client.write(msg)) return;
   };
@@ -77,14 +78,13 @@ async function pair(port: number, o: { rcvbuf: number; sndbuf?: number; closeLis
 }
 
 const core = (n: string) => Number(readFileSync(`/proc/sys/net/core/${n}`, 'utf8'));
-const stops = [
-  await pair(6000, {
+const osiris = () =>
+  pair(6000, {
     rcvbuf: Math.max(2041500, core('rmem_max') + 1),
     sndbuf: Math.max(1469880, core('wmem_max') + 1),
     closeListener: true,
-  }),
-  await pair(5672, { rcvbuf: 16384, closeListener: false }),
-];
+  });
+const stops = [await osiris(), await pair(5672, { rcvbuf: 16384, closeListener: false })];
 // a /proc tree that hides rmem_max and wmem_max (as a namespace or container may): tcp_rmem etc. only
 const fake = mkdtempSync(join(tmpdir(), 'sockbuf-pin-advice-'));
 mkdirSync(join(fake, 'sys/net/ipv4'), { recursive: true });
@@ -103,7 +103,6 @@ const take = () => {
 const first = take();
 await sleep(1000);
 const second = take();
-for (const stop of stops) stop();
 
 /** The rows of one side: `keep` says which sockets this host sees (the other end is on another host). */
 function side(keep: (s: DiagSocket) => boolean, limits: HostLimits): InspectedSocket[] {
@@ -113,8 +112,30 @@ function side(keep: (s: DiagSocket) => boolean, limits: HostLimits): InspectedSo
 const follower = (s: DiagSocket) => s.localPort === 6000;
 const leader = (s: DiagSocket) => s.remotePort === 6000;
 const amqp = (s: DiagSocket) => s.localPort === 5672;
+// the exporter's series of the follower's socket, over two scrapes a second apart; then the leader
+// reconnects (a new ephemeral port, the follower's listener on 6000 again) and the series stay
+const exporter = await startExporter({ port: 0, hostCounters: false, top: 1000 });
+const scrape = async () => {
+  await fetch(exporter.url).then((r) => r.text());
+  await sleep(1000);
+  const text = await fetch(exporter.url).then((r) => r.text());
+  return text
+    .split('\n')
+    .filter((l) => /^sockbuf_socket_(flagged|pin_info|receive_buffer_bytes)\{.*port="600[0-9]"/.test(l));
+};
+const before = await scrape();
+const leaderPort = second.sockets.find(leader)?.localPort;
+stops.shift()?.();
+stops.push(await osiris());
+await sleep(300);
+const after = await scrape();
+const newLeaderPort = take().sockets.find(leader)?.localPort;
+await exporter.close();
+for (const stop of stops) stop();
+
 console.log(
   JSON.stringify({
+    series: { before, after, leaderPort, newLeaderPort },
     host,
     hidden,
     follower: side(follower, host),

@@ -197,6 +197,7 @@ test("real sockets as osiris makes them, each side alone: the follower's reason 
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, InspectedSocket[]> & {
     host: HostLimits;
+    series: { before: string[]; after: string[]; leaderPort: number; newLeaderPort: number };
   };
   const show = (rows: InspectedSocket[]) => JSON.stringify(rows, null, 1);
   const reason = (rows: InspectedSocket[], kind: string) =>
@@ -233,4 +234,27 @@ test("real sockets as osiris makes them, each side alone: the follower's reason 
   const hidden = reason(out.followerHidden, 'pinned-rcvbuf');
   assert.match(hidden, /net\.core\.rmem_max is unknown/, show(out.followerHidden));
   assert.doesNotMatch(hidden, /212992|at the kernel's ceiling/);
+
+  // the exporter (issue 43, item 4): the follower's socket keyed {role="accepted", local port, command},
+  // the same series after the leader reconnected from a new ephemeral port; who set it and the ceiling
+  const { before, after, leaderPort, newLeaderPort } = out.series;
+  assert.notEqual(leaderPort, newLeaderPort, 'the leader reconnected from another port');
+  const accepted = '{protocol="tcp",role="accepted",address="127.0.0.1",port="6000",command="beam.smp"';
+  assert.ok(before.includes(`sockbuf_socket_flagged${accepted},kind="pinned-rcvbuf"} 1`), before.join('\n'));
+  assert.ok(
+    before.includes(
+      `sockbuf_socket_pin_info${accepted},buffer="receive",setter="osiris-follower",ceiling="yes"} 1`,
+    ),
+    before.join('\n'),
+  );
+  assert.ok(
+    before.some((l) =>
+      /^sockbuf_socket_pin_info\{[^}]*role="client"[^}]*setter="osiris-leader",ceiling="yes"\}/.test(l),
+    ),
+    before.join('\n'),
+  );
+  const ofFollower = (xs: string[]) => xs.filter((l) => l.includes('role="accepted"')).sort();
+  assert.deepEqual(ofFollower(after), ofFollower(before), 'the same series after the reconnect');
+  for (const l of [...before, ...after])
+    assert.ok(!l.includes(`"${leaderPort}"`) && !l.includes(`"${newLeaderPort}"`), l);
 });
