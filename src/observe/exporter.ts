@@ -3,7 +3,14 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { TCP_STATES } from '../sys/constants.js';
-import { analyze, FLAG_KINDS, FlagMemory, type InspectedSocket, type Snapshot } from './analyze.js';
+import {
+  analyze,
+  FLAG_KINDS,
+  FlagMemory,
+  type HostLimits,
+  type InspectedSocket,
+  type Snapshot,
+} from './analyze.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { type SocketOwner, socketOwners } from './owners.js';
 import { pinInfo } from './pin-advice.js';
@@ -286,31 +293,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       this.set({ buffer: 'send' }, host.tcpWmemMax);
     },
   });
-  new Gauge({
-    name: 'sockbuf_setsockopt_max_bytes',
-    help: 'The most SO_RCVBUF (net.core.rmem_max, buffer="receive") and SO_SNDBUF (net.core.wmem_max, buffer="send") get on this host: a pinned buffer sits at the kernel\'s ceiling at twice this. Absent where the sysctl cannot be read.',
-    labelNames: ['buffer'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      if (host.rmemMax !== undefined) this.set({ buffer: 'receive' }, host.rmemMax);
-      if (host.wmemMax !== undefined) this.set({ buffer: 'send' }, host.wmemMax);
-    },
-  });
-  new Gauge({
-    name: 'sockbuf_socket_pin_info',
-    help: 'A series whose flagged sockets have a pinned buffer (buffer="receive" or "send"): setter, who set it (programs.ts; empty when unknown); ceiling, whether it sits at 2 × net.core.rmem_max/wmem_max (yes, no, unknown where the sysctl cannot be read); 1.',
-    labelNames: [...LABELS, 'buffer', 'setter', 'ceiling'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const ports = listeningPorts(rows());
-      for (const g of series())
-        for (const r of g.rows)
-          for (const p of pinInfo(r, owners.get(r.inode)?.command, host, ports))
-            this.set({ ...g.labels, ...p }, 1);
-    },
-  });
+  registerPinMetrics(registry, host, current, (r) => owners.get(r.inode)?.command);
   new Gauge({
     name: 'sockbuf_socket_flagged',
     help: 'Set to 1 for a socket inspect flags as buffer-limited; kind says which limit.',
@@ -344,6 +327,44 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
       for (const kind of FLAG_KINDS) {
         this.set({ kind }, rows().filter((r) => r.flags.some((f) => f.kind === kind)).length);
       }
+    },
+  });
+}
+
+/**
+ * sockbuf_setsockopt_max_bytes{buffer} (rmem_max, wmem_max; absent where unreadable) and
+ * sockbuf_socket_pin_info{buffer, setter, ceiling}: what the pinned-buffer alerts say of the kernel's
+ * ceiling and of who set the buffer, per socket (pin-advice.ts pinInfo).
+ */
+function registerPinMetrics(
+  registry: Registry,
+  host: HostLimits,
+  current: () => { rows: InspectedSocket[]; series: Group[] },
+  commandOf: (r: InspectedSocket) => string | undefined,
+): void {
+  new Gauge({
+    name: 'sockbuf_setsockopt_max_bytes',
+    help: 'The most SO_RCVBUF (net.core.rmem_max, buffer="receive") and SO_SNDBUF (net.core.wmem_max, buffer="send") get on this host: a pinned buffer sits at the kernel\'s ceiling at twice this. Absent where the sysctl cannot be read.',
+    labelNames: ['buffer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (host.rmemMax !== undefined) this.set({ buffer: 'receive' }, host.rmemMax);
+      if (host.wmemMax !== undefined) this.set({ buffer: 'send' }, host.wmemMax);
+    },
+  });
+  new Gauge({
+    name: 'sockbuf_socket_pin_info',
+    help: 'A series whose flagged sockets have a pinned buffer (buffer="receive" or "send"): setter, who set it (programs.ts; empty when unknown); ceiling, whether it sits at 2 × net.core.rmem_max/wmem_max (yes, no, unknown where the sysctl cannot be read); 1.',
+    labelNames: [...LABELS, 'buffer', 'setter', 'ceiling'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const { rows, series } = current();
+      const ports = listeningPorts(rows);
+      for (const g of series)
+        for (const r of g.rows)
+          for (const p of pinInfo(r, commandOf(r), host, ports)) this.set({ ...g.labels, ...p }, 1);
     },
   });
 }
