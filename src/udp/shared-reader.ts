@@ -35,7 +35,7 @@ export interface SharedBatch {
   names: Buffer;
   /** Where datagram i starts in data, and its sockaddr in names. */
   dataOffset(i: number): number;
-  /** When datagram i reached the kernel's queue (clock.ts µs): for a socket watched with a queue bound. */
+  /** When datagram i reached the kernel's queue (clock.ts µs; 0: not stamped, read while the socket had no bound). */
   arrivalUs(i: number): number;
   nameOffset(i: number): number;
 }
@@ -228,6 +228,11 @@ class SharedReader {
     this.sinks.set(id, sink);
     if (!this.consuming) void this.consume();
     return id;
+  }
+
+  /** The socket watched as `id` has a queue bound from now on (see watch()). */
+  bound(id: number): void {
+    if (this.sinks.has(id)) this.dropWhenFull[slotOf(id)] = 1;
   }
 
   /** Gives `fd` back: what the thread took before is handed over first, then sink.onReleased(). */

@@ -167,7 +167,7 @@ function run(d: SharedRingData, ready: () => void): void {
       if (drop) {
         const a = vec.arrivalUs(i);
         arrivals[base + n] = a > 0 ? Math.min(now, a - offset) : now;
-      }
+      } else arrivals[base + n] = 0; // no bound: not judged (a bound set later finds no old stamp here)
       lengths[base + n] = len;
       n++;
     }

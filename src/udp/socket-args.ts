@@ -22,9 +22,10 @@ export interface SocketOptions {
   /** sockbuf: receive buffer target once the socket receives, unless recvBufferSize is given (default 8 MiB, as the batched receiver). */
   rcvbuf?: number | string;
   /**
-   * sockbuf: the longest a datagram may wait in userspace, in milliseconds, before it is dropped and
-   * counted as stale (stats().stale) instead of handed over late (default 0: no bound; the preload
-   * reads SOCKBUF_DGRAM_MAX_QUEUE_DELAY).
+   * sockbuf: the longest a datagram may wait since it reached the kernel, in milliseconds, before it is
+   * dropped and counted as stale (stats().stale) instead of handed over late. 0: no bound. Unset (the
+   * default; the preload reads SOCKBUF_DGRAM_MAX_QUEUE_DELAY): a socket bound to a port it named gets
+   * 20 once it sends (a request/response server), others none.
    */
   maxQueueDelay?: number;
   /**

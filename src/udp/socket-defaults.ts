@@ -3,13 +3,16 @@
 // application run unchanged can have them too. Pure but for the one module-level record.
 
 export interface SocketDefaults {
-  /** Milliseconds a datagram may wait in userspace before it is dropped as stale (0: no bound). */
-  maxQueueDelay: number;
+  /**
+   * Milliseconds a datagram may wait since it reached the kernel before it is dropped as stale (0: no
+   * bound; undefined, the default: a server's socket that answers gets 20, others none).
+   */
+  maxQueueDelay: number | undefined;
   /** Nice levels above the process the reader thread asks for (0: the process's own). */
   readerNice: number;
 }
 
-const defaults: SocketDefaults = { maxQueueDelay: 0, readerNice: 0 };
+const defaults: SocketDefaults = { maxQueueDelay: undefined, readerNice: 0 };
 
 export function socketDefaults(): Readonly<SocketDefaults> {
   return defaults;

@@ -41,8 +41,11 @@ export interface DgramBatch {
 }
 
 export interface ReceiveOptions {
-  /** Milliseconds a datagram may wait in userspace before it is dropped as stale (0: no bound). */
-  maxQueueDelay: number;
+  /**
+   * Milliseconds a datagram may wait since it reached the kernel before it is dropped as stale (0: no
+   * bound; undefined: ANSWER_QUEUE_DELAY once the socket answers, see answers()).
+   */
+  maxQueueDelay: number | undefined;
   /** Nice levels above the process the reader thread asks for (0: the process's own). */
   readerNice: number;
   /**
@@ -54,14 +57,23 @@ export interface ReceiveOptions {
 
 export type ReceiveMode = 'main' | 'thread';
 
-/** Check the kernel queue every this many datagrams read on the main thread. */
+/** Check the kernel queue every this many datagrams read on the main thread … */
 const CHECK_EVERY = 64;
+/** … with a queue bound (one that answers, until it goes to the thread): its backlog is older each one. */
+const CHECK_EVERY_BOUNDED = 8;
 /** Take the reader thread when the kernel holds more than this share of the receive buffer. */
 const BACKLOG_SHARE = 4;
 /** The thread starts (without the socket) at this share of that backlog. */
 const WARM_SHARE = 4;
 /** With a queue bound, at a smaller backlog: what waits in the kernel waits too. */
 const BOUNDED_BACKLOG_BYTES = 64 * 1024;
+/**
+ * The queue bound (ms) of a server's socket that answers its senders and was given none: its clients
+ * wait for each answer, and under overload a late one is worth less than a fresh one. dns2 under
+ * `dnsperf -q 1000 -t 1` (docs/dgram.md): without it the 8 MiB buffer held the whole backlog and
+ * answers took 4 × stock node:dgram's; with it they come sooner than stock's, and more of them.
+ */
+export const ANSWER_QUEUE_DELAY = 20;
 /** Give the socket back to the main thread below this rate (datagrams a second) … */
 const LOW_RATE = 10_000;
 /** … measured over this long. */
@@ -114,6 +126,10 @@ export class SocketReceiver implements ReaderSink {
   private readonly rinfos = new RinfoCache();
   /** What keeps it alive while no node:dgram socket reads for it (on the reader thread, or starting). */
   private keepAlive: NodeJS.Timeout | undefined;
+  /** The queue bound in force (ms; 0: none): the option's, or ANSWER_QUEUE_DELAY once it answers. */
+  private bound: number;
+  /** Whether the bound came with the socket (maxQueueDelay > 0): then it is the thread's from bind, for good. */
+  private readonly fixedBound: boolean;
 
   constructor(
     private readonly fd: number,
@@ -122,7 +138,9 @@ export class SocketReceiver implements ReaderSink {
     private readonly o: ReceiveOptions,
   ) {
     sharedReader().hold();
-    if (o.maxQueueDelay > 0) {
+    this.bound = o.maxQueueDelay ?? 0;
+    this.fixedBound = this.bound > 0;
+    if (this.fixedBound) {
       // a bounded queue is the reader thread's to keep: the kernel stamps each datagram as it arrives
       // and the thread hands that stamp over, while the main thread's reads (node:dgram's) carry none.
       // Until the thread runs (the process's first such socket) the datagrams wait in the kernel,
@@ -155,6 +173,22 @@ export class SocketReceiver implements ReaderSink {
     this.syncRef();
   }
 
+  /**
+   * The socket sends (socket.ts calls this for a server's socket, bound to a port it named): a
+   * request/response server, whose clients wait for each answer. Given no bound of its own
+   * (maxQueueDelay unset), it gets ANSWER_QUEUE_DELAY from now on: the kernel stamps what arrives,
+   * the main thread hands it to the reader thread at the bounded backlog (64 KiB, not a quarter of
+   * 8 MiB), and there what waited longer is dropped and counted as stale. A one-way server (StatsD,
+   * syslog) never sends, and keeps every datagram the buffer holds.
+   */
+  answers(): void {
+    if (this.bound > 0 || this.o.maxQueueDelay !== undefined || this.mode === 'closed') return;
+    this.bound = ANSWER_QUEUE_DELAY;
+    setInt(this.fd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+    if (this.id >= 0) sharedReader().bound(this.id);
+    else this.checkBacklog(); // a backlog already there (a server flooded from its start) goes to the thread now
+  }
+
   /** ref()/unref() of the socket. */
   setRef(on: boolean): void {
     this.referenced = on;
@@ -180,7 +214,7 @@ export class SocketReceiver implements ReaderSink {
     this.received++;
     this.receivedBytes += msg.length;
     this.batches++;
-    if (this.received % CHECK_EVERY === 0) this.checkBacklog();
+    if (this.received % (this.bound > 0 ? CHECK_EVERY_BOUNDED : CHECK_EVERY) === 0) this.checkBacklog();
     const t = this.target;
     if (t.listenerCount('messages') > 0)
       t.emit('messages', {
@@ -197,7 +231,7 @@ export class SocketReceiver implements ReaderSink {
     if (this.mode !== 'main') return;
     const m = receiveQueue(this.fd);
     if (!m) return;
-    const limit = this.o.maxQueueDelay > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
+    const limit = this.bound > 0 ? BOUNDED_BACKLOG_BYTES : m.rcvbuf / BACKLOG_SHARE;
     const drops = m.drops;
     if (m.rmemAlloc > limit || drops > this.lastDrops) this.toThread();
     // a quarter of the way there, the thread starts (and waits): its start-up (tens of ms of CPU)
@@ -217,7 +251,7 @@ export class SocketReceiver implements ReaderSink {
       () => {
         if (this.mode !== 'starting') return;
         try {
-          this.id = r.watch(this.fd, this, this.o.maxQueueDelay > 0);
+          this.id = r.watch(this.fd, this, this.bound > 0);
         } catch (e) {
           this.backToMain();
           return this.warn(e as Error);
@@ -259,10 +293,10 @@ export class SocketReceiver implements ReaderSink {
     const n = b.count;
     this.batches++;
     const t = this.target;
-    const bound = this.o.maxQueueDelay * 1000;
+    const bound = this.bound * 1000;
     // with a bound, each datagram's age is judged as it is handed over (older ones come first: when
-    // the batch's last is stale, so are all)
-    if (bound > 0 && nowUs() - b.arrivalUs(n - 1) > bound) {
+    // the batch's last is stale, so are all); one read before the bound (no stamp: 0) is not judged
+    if (bound > 0 && b.arrivalUs(0) > 0 && nowUs() - b.arrivalUs(n - 1) > bound) {
       this.stale += n;
       return;
     }
@@ -278,7 +312,7 @@ export class SocketReceiver implements ReaderSink {
     for (let i = 0; i < n && (this.mode as string) !== 'closed'; i++) {
       const len = b.lengths[i];
       if (len === TRUNCATED) continue;
-      if (bound > 0 && nowUs() - b.arrivalUs(i) > bound) {
+      if (bound > 0 && b.arrivalUs(i) > 0 && nowUs() - b.arrivalUs(i) > bound) {
         this.stale++;
         continue;
       }
@@ -296,7 +330,7 @@ export class SocketReceiver implements ReaderSink {
       const rate = (this.windowCount * 1000) / (now - this.windowStart);
       this.windowStart = now;
       this.windowCount = 0;
-      if (rate < LOW_RATE && this.mode === 'thread' && this.o.maxQueueDelay === 0) {
+      if (rate < LOW_RATE && this.mode === 'thread' && this.bound === 0) {
         this.mode = 'releasing';
         sharedReader().release(this.id, this.fd);
       }

@@ -79,7 +79,7 @@ export class Socket extends SocketOptionsMixin {
     const d = socketDefaults();
     o.maxQueueDelay ??= d.maxQueueDelay;
     o.readerNice ??= d.readerNice;
-    if (!(Number.isFinite(o.maxQueueDelay) && o.maxQueueDelay >= 0))
+    if (o.maxQueueDelay !== undefined && !(Number.isFinite(o.maxQueueDelay) && o.maxQueueDelay >= 0))
       throw errArgType('options.maxQueueDelay', 'a number of milliseconds >= 0', o.maxQueueDelay);
     if (!(Number.isInteger(o.readerNice) && o.readerNice >= 0 && o.readerNice <= 39))
       throw errArgType('options.readerNice', 'a whole number from 0 to 39', o.readerNice);
@@ -217,7 +217,7 @@ export class Socket extends SocketOptionsMixin {
     this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
     // reading starts now, as node:dgram's (a datagram with no 'message' listener is read and dropped)
     this.receiver = new SocketReceiver(fd, this.type, this, {
-      maxQueueDelay: this.o.maxQueueDelay ?? 0,
+      maxQueueDelay: this.o.maxQueueDelay,
       readerNice: this.o.readerNice ?? 0,
       prestart: this.namedPort,
     });
@@ -262,6 +262,7 @@ export class Socket extends SocketOptionsMixin {
   ) {
     const sends = this.sends;
     if (!sends || !this.isOpen) return;
+    if (this.namedPort) this.receiver?.answers(); // a server that answers: its queue gets a bound
     if (this.connectState === 'connected') return sends.push(data, undefined, cb);
     this.lookup(address ?? '', (err, ip) => {
       if (!this.isOpen) return;
