@@ -1,6 +1,8 @@
 // registerMetrics(registry): sockbuf's own sockets (src/observe/tracked.ts) as Prometheus metrics in
 // the application's prom-client registry. Values are read at scrape time.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { UsageError } from '../errors.js';
+import { shown } from '../policy/shape.js';
 import { getTcpInfo } from '../sys/tcpinfo.js';
 import {
   type TcpChrono,
@@ -58,6 +60,12 @@ export interface MetricsRegistry {
  * Call once per registry.
  */
 export function registerMetrics(registry: MetricsRegistry): void {
+  if (typeof (registry as { registerMetric?: unknown } | null)?.registerMetric !== 'function')
+    throw UsageError.invalid(
+      'registry',
+      shown(registry),
+      'a prom-client Registry (an object with registerMetric())',
+    );
   // prom-client's metrics call registers[i].registerMetric(this); the registry of another version
   // then reads them with metric.get() at scrape time, which 14 and 15 call alike.
   const registers = [registry as unknown as Registry];

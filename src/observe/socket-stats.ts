@@ -1,8 +1,10 @@
 // socketStats: one TCP socket's tcp_info and buffers, as ss -tmi shows them, with units in the names.
 // StatsSampler: the same over an interval (rwnd-limited % during the last second, not since the start).
 // The arithmetic (socketStatsFrom, statsDelta) is pure; only socketStats and the sampler read the kernel.
-import type net from 'node:net';
+import net from 'node:net';
+import { UsageError } from '../errors.js';
 import { pinnedBuffers } from '../policy/apply.js';
+import { checkWholeNumber, shown } from '../policy/shape.js';
 import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from '../sys/constants.js';
 import { fdOf, getIntOption } from '../sys/socket.js';
 import { getTcpInfo, type TcpInfo } from '../sys/tcpinfo.js';
@@ -96,6 +98,9 @@ export function socketStatsFrom(
 
 /** A connected TCP socket's statistics now. Takes a net.Socket or a raw fd. */
 export function socketStats(target: net.Socket | number): SocketStats {
+  if (typeof target === 'number') checkWholeNumber(target, 'target');
+  else if (!(target instanceof net.Socket))
+    throw UsageError.invalid('target', shown(target), 'a net.Socket or a descriptor');
   const fd = typeof target === 'number' ? target : fdOf(target);
   const report = typeof target === 'number' ? undefined : pinnedBuffers(target);
   const pinned = report && {

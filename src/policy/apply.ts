@@ -1,8 +1,8 @@
 // Buffer policy, the part that touches sockets: apply the options to a socket made through src/sys,
 // read back, report, warn once. connectPinned/listenPinned are the way to get a net.Socket /
 // net.Server whose buffers were set before the SYN (window scaling is fixed there).
-import type net from 'node:net';
-import { SysError } from '../errors.js';
+import net from 'node:net';
+import { SysError, UsageError } from '../errors.js';
 import {
   IPPROTO_TCP,
   SO_RCVBUF,
@@ -40,6 +40,7 @@ import {
   udpWarning,
 } from './buffers.js';
 import { resolveFirst, resolveHost, tryEach } from './resolve.js';
+import { checkHostPort, checkOptionalObject, checkPositive, checkWholeNumber, shown } from './shape.js';
 
 const warned = new Set<string>();
 const reports = new WeakMap<object, TcpBufferReport>();
@@ -86,6 +87,8 @@ function pin(fd: number, option: 'rcvbuf' | 'sndbuf', bytes: number): PinnedBuff
  * makes no setsockopt call. Throws UsageError for a bad size, SysError if the kernel refuses.
  */
 export function applyTcpBuffers(fd: number, opts: TcpBufferOptions = {}): TcpBufferReport {
+  checkWholeNumber(fd, 'fd');
+  checkOptionalObject(opts);
   const sizes = resolveTcpBuffers(opts);
   const auto = { requested: 'auto', autotuning: true } as const;
   return {
@@ -100,6 +103,8 @@ export function applyTcpBuffers(fd: number, opts: TcpBufferOptions = {}): TcpBuf
  * reads back; warns once per process (quic-go style) when the target was not met.
  */
 export function applyUdpRcvbuf(fd: number, wanted: number = UDP_RCVBUF_TARGET): UdpRcvbufReport {
+  checkWholeNumber(fd, 'fd');
+  checkWholeNumber(wanted, 'wanted', 1);
   const was = getIntOption(fd, SOL_SOCKET, SO_RCVBUF);
   const limit = readSysctl('net.core.rmem_max')?.[0] ?? Number.NaN;
   const report: UdpRcvbufReport = { wanted, was, got: was, limit, forced: false, met: was >= wanted };
@@ -143,6 +148,13 @@ export async function connectPinned(
   to: { host: string; port: number },
   opts: ConnectPinnedOptions = {},
 ): Promise<{ socket: net.Socket; buffers: TcpBufferReport }> {
+  checkHostPort(to, 'to', 1);
+  const o = checkOptionalObject(opts);
+  if (o.timeoutSeconds !== undefined) checkPositive(o.timeoutSeconds, 'timeoutSeconds', 'seconds');
+  if (o.writableHighWaterMark !== undefined)
+    checkWholeNumber(o.writableHighWaterMark, 'writableHighWaterMark');
+  if (o.onread !== undefined && (typeof o.onread !== 'object' || o.onread === null))
+    throw UsageError.invalid('onread', shown(o.onread), "Node's onread object");
   const addresses = await resolveHost(to.host, { option: 'to', value: formatHostPort(to) });
   return tryEach(
     addresses,
@@ -178,6 +190,10 @@ export async function listenPinned(
   at: { host: string; port: number },
   opts: ListenPinnedOptions = {},
 ): Promise<TcpBufferReport> {
+  if (!(server instanceof net.Server)) throw UsageError.invalid('server', shown(server), 'a net.Server');
+  checkHostPort(at, 'at');
+  const o = checkOptionalObject(opts);
+  if (o.backlog !== undefined) checkWholeNumber(o.backlog, 'backlog');
   const host = await resolveFirst(at.host, { option: 'listen', value: formatHostPort(at) });
   const fd = createSocket(host, SOCK_STREAM, IPPROTO_TCP);
   try {

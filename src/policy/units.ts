@@ -1,9 +1,16 @@
 // One strict parser for every option's value (the units docs/library.md#units-and-durations lists). Pure: no I/O.
 // Errors name the option and the value (UsageError.invalid), so the CLI can print them and exit 2.
 import { UsageError } from '../errors.js';
+import { shown } from './shape.js';
 
 function fail(option: string, value: string, expected: string): never {
   throw UsageError.invalid(option, value, expected);
+}
+
+/** `value` as a string to parse, or a UsageError when a caller from plain JavaScript passed another type. */
+function text(value: unknown, option: string, expected: string): string {
+  if (typeof value !== 'string') fail(option, shown(value), expected);
+  return value;
 }
 
 const NUM = '(\\d+(?:\\.\\d+)?|\\.\\d+)';
@@ -31,7 +38,9 @@ export function parseSize(value: string | number, option = 'size'): number {
     if (Number.isSafeInteger(value) && value >= 0) return value;
     fail(option, String(value), 'a size such as 8192, 256K, 2MiB or 2MB');
   }
-  const m = new RegExp(`^${NUM}\\s*([a-zA-Z]*)$`).exec(value.trim());
+  const m = new RegExp(`^${NUM}\\s*([a-zA-Z]*)$`).exec(
+    text(value, option, 'a size such as 8192, 256K, 2MiB or 2MB').trim(),
+  );
   const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
   if (!m || unit === undefined) fail(option, value, 'a size such as 8192, 256K, 2MiB or 2MB');
   const n = Number(m[1]) * unit;
@@ -102,7 +111,9 @@ const DURATION_UNITS: Record<string, number> = {
 
 /** Seconds from `250us`, `2ms`, `1.5s`, `1m`. A bare number is refused: the unit is required. */
 export function parseDuration(value: string, option = 'duration'): number {
-  const m = new RegExp(`^${NUM}\\s*(ns|us|µs|ms|s|m|h)$`).exec(value.trim());
+  const m = new RegExp(`^${NUM}\\s*(ns|us|µs|ms|s|m|h)$`).exec(
+    text(value, option, 'a duration such as 250us, 2ms, 1.5s or 1m').trim(),
+  );
   if (!m) fail(option, value, 'a duration such as 250us, 2ms, 1.5s or 1m');
   const n = Number(m[1]) * DURATION_UNITS[m[2]];
   if (!Number.isFinite(n)) fail(option, value, 'a finite duration');

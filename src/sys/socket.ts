@@ -128,7 +128,7 @@ interface HandleLike {
 export function fdOf(s: net.Socket | net.Server | object): number {
   // biome-ignore lint/suspicious/noExplicitAny: Node internals
   const anyS = s as any;
-  const handle: HandleLike | undefined = anyS._handle ?? anyS[Symbol.for('sockbuf.handle')];
+  const handle: HandleLike | undefined = anyS?._handle ?? anyS?.[Symbol.for('sockbuf.handle')];
   const fd = handle?.fd;
   if (typeof fd !== 'number' || fd < 0)
     throw new SockbufError('socket has no file descriptor (not open yet, or closed)', 'EBADF', {

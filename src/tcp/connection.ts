@@ -4,12 +4,21 @@
 // nothing from the kernel before `onData` is set: until then the kernel holds the bytes, its window
 // closes and the peer waits, as a node:net socket keeps its data until a listener is attached.
 import net from 'node:net';
-import { EnvironmentError, SysError } from '../errors.js';
+import { EnvironmentError, SysError, UsageError } from '../errors.js';
 import { type SocketStats, type StatsInterval, StatsSampler, socketStats } from '../observe/socket-stats.js';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { connectPinned, listenPinned, markPinned } from '../policy/apply.js';
 import type { TcpBufferOptions, TcpBufferReport } from '../policy/buffers.js';
+import {
+  checkFunction,
+  checkHost,
+  checkObject,
+  checkPort,
+  checkPositive,
+  checkWholeNumber,
+  shown,
+} from '../policy/shape.js';
 import { fdOf, rewrapAccepted } from '../sys/socket.js';
 import {
   type Consumer,
@@ -45,6 +54,8 @@ export class TcpConnection {
      */
     name = 'client',
   ) {
+    if (!(socket instanceof net.Socket)) throw UsageError.invalid('socket', shown(socket), 'a net.Socket');
+    if (!(reader instanceof Reader)) throw UsageError.invalid('reader', shown(reader), 'a sockbuf Reader');
     socket.on('error', (err) => {
       this.error ??= err;
     });
@@ -77,6 +88,68 @@ export class TcpConnection {
       this.reading = true;
       this.socket.resume();
     }
+  }
+
+  /**
+   * Writes `data` (a Buffer, Uint8Array or string, as UTF-8). Resolves as soon as the socket took it
+   * and stays under its writableHighWaterMark, else when the socket has drained below it: awaiting each
+   * write is back-pressure (at most about one high-water mark waits in the process above the kernel's
+   * send buffer). Rejects with an EnvironmentError (`.code` as Node's: EPIPE, ECONNRESET,
+   * ERR_STREAM_DESTROYED …) when the connection closed first.
+   */
+  write(data: Uint8Array | string): Promise<void> {
+    if (!(data instanceof Uint8Array) && typeof data !== 'string')
+      return Promise.reject(UsageError.invalid('data', shown(data), 'a Buffer, Uint8Array or string'));
+    const socket = this.socket;
+    return new Promise((resolve, reject) => {
+      const fail = (err: Error | null | undefined) => {
+        if (!settled) reject(writeError(err ?? this.error));
+        done();
+      };
+      const drained = () => done(resolve);
+      const closed = () => fail(this.error);
+      let settled = false;
+      const done = (then?: () => void) => {
+        if (settled) return;
+        settled = true;
+        socket.off('drain', drained);
+        socket.off('close', closed);
+        then?.();
+      };
+      if (socket.destroyed || socket.writableEnded) return fail(undefined);
+      const ok = socket.write(data, (err) => {
+        if (err) fail(err);
+      });
+      if (ok) return done(resolve);
+      socket.once('drain', drained);
+      socket.once('close', closed);
+    });
+  }
+
+  /**
+   * Ends the sending side: what was written is flushed, then a FIN goes. Resolves when the peer's
+   * side is done too (its FIN read, which needs `onData` set; without one, once the FIN is sent) or
+   * the socket closed. Never rejects; a failure is in `error`.
+   */
+  end(): Promise<void> {
+    const socket = this.socket;
+    if (socket.destroyed) return Promise.resolve();
+    const peerDone = new Promise<void>((resolve) => {
+      if (socket.readableEnded) return resolve();
+      socket.once('end', () => resolve());
+      socket.once('close', () => resolve());
+    });
+    const sent = new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      if (socket.writableFinished) resolve();
+      else socket.end(() => resolve());
+    });
+    return sent.then(() => (this.reading && !socket.destroyed ? peerDone : undefined));
+  }
+
+  /** Closes the connection at once (what is not yet sent is dropped). Idempotent; `closed` resolves after. */
+  close(): void {
+    this.socket.destroy();
   }
 
   /** socketStats now, or the last one taken while the socket was open. */
@@ -139,6 +212,13 @@ export interface ConnectOptions extends TcpBufferOptions {
   timeoutSeconds?: number;
 }
 
+/** Why a write did not go: the connection closed first (Node's error as the cause, its code kept). */
+function writeError(err: Error | undefined): EnvironmentError {
+  if (err instanceof EnvironmentError) return err;
+  const e = err ?? Object.assign(new Error('the connection is closed'), { code: 'ERR_STREAM_DESTROYED' });
+  return new EnvironmentError(`write failed: ${e.message}`, { cause: e });
+}
+
 /** A peer that cannot be reached: the environment refused (exit 3), not a bug. */
 const UNREACHABLE = [
   'ECONNREFUSED',
@@ -155,6 +235,7 @@ const UNREACHABLE = [
  * said: ECONNREFUSED …) or SysError.
  */
 export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
+  checkConnectOptions(opts);
   const reader = new Reader(resolveReader(opts.reader));
   const { socket, buffers } = await connectPinned(
     { host: opts.host, port: opts.port },
@@ -178,6 +259,22 @@ export async function connect(opts: ConnectOptions): Promise<TcpConnection> {
   return conn;
 }
 
+/** What connect() takes, checked at run time (a plain-JS caller's wrong shape is a UsageError). */
+function checkConnectOptions(opts: ConnectOptions): void {
+  const o = checkObject(opts);
+  checkHost(o.host, 'host');
+  checkPort(o.port, 'port', 1);
+  checkCommon(o);
+  if (o.onData !== undefined) checkFunction(o.onData, 'onData');
+  if (o.timeoutSeconds !== undefined) checkPositive(o.timeoutSeconds, 'timeoutSeconds', 'seconds');
+}
+
+/** The options connect() and listen() share: writableHighWaterMark (the sizes are parsed where used). */
+function checkCommon(o: Record<string, unknown>): void {
+  if (o.writableHighWaterMark !== undefined)
+    checkWholeNumber(o.writableHighWaterMark, 'writableHighWaterMark');
+}
+
 export interface ListenOptions extends TcpBufferOptions {
   /** An address or a host name (its first address is bound; `server.host` says which). Default 127.0.0.1. */
   host?: string;
@@ -199,11 +296,18 @@ export class TcpServer {
     readonly host: string,
     readonly port: number,
     readonly buffers: TcpBufferReport,
-  ) {}
+  ) {
+    if (!(server instanceof net.Server)) throw UsageError.invalid('server', shown(server), 'a net.Server');
+  }
+
+  /** The address bound, as net.Server's address() says it (also after close). */
+  address(): net.AddressInfo {
+    return { address: this.host, family: net.isIPv6(this.host) ? 'IPv6' : 'IPv4', port: this.port };
+  }
 
   /** Stops accepting; with `destroy`, also closes every open connection. */
   close(destroy = false): Promise<void> {
-    if (destroy) for (const c of this.connections) c.socket.destroy();
+    if (destroy) for (const c of this.connections) c.close();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
@@ -218,6 +322,12 @@ export async function listen(
   opts: ListenOptions,
   onConnection: (conn: TcpConnection) => void,
 ): Promise<TcpServer> {
+  const o = checkObject(opts);
+  if (o.host !== undefined) checkHost(o.host, 'host');
+  checkPort(o.port, 'port');
+  checkCommon(o);
+  if (o.backlog !== undefined) checkWholeNumber(o.backlog, 'backlog');
+  checkFunction(onConnection, 'onConnection');
   const spec = resolveReader(opts.reader);
   const host = opts.host ?? '127.0.0.1';
   const server = net.createServer({ pauseOnConnect: true });

@@ -4,7 +4,8 @@
 // lies wholly inside one read is handed over as a view of that read (valid only during the call, like
 // the read itself); only a frame that spans reads is copied, into a buffer of exactly its size. The
 // claimed length is checked against `maxFrame` before anything of that size is allocated.
-import { SockbufError } from '../errors.js';
+import { SockbufError, UsageError } from '../errors.js';
+import { checkBytes, checkFunction, shown } from '../policy/shape.js';
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -51,8 +52,9 @@ export class FrameDecoder {
     private readonly onFrame: FrameHandler,
     maxFrame = DEFAULT_MAX_FRAME_BYTES,
   ) {
+    checkFunction(onFrame, 'onFrame');
     if (!Number.isSafeInteger(maxFrame) || maxFrame < 0 || maxFrame > 0xffffffff)
-      throw new RangeError(`maxFrame ${maxFrame} is not a size from 0 to 4294967295`);
+      throw UsageError.invalid('maxFrame', shown(maxFrame), 'a size from 0 to 4294967295 bytes');
     this.maxFrame = maxFrame;
   }
 
@@ -144,7 +146,7 @@ export class FrameDecoder {
 /** The 4-byte header for a payload of `length` bytes. */
 export function frameHeader(length: number): Buffer {
   if (!Number.isSafeInteger(length) || length < 0 || length > 0xffffffff)
-    throw new RangeError(`frame length ${length} does not fit in a u32`);
+    throw UsageError.invalid('length', shown(length), 'a frame length from 0 to 4294967295 bytes');
   const h = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
   h.writeUInt32BE(length, 0);
   return h;
@@ -152,6 +154,9 @@ export function frameHeader(length: number): Buffer {
 
 /** One frame as a single buffer (header + a copy of the payload). */
 export function encodeFrame(payload: Uint8Array): Buffer {
+  checkBytes(payload, 'payload');
+  if (payload.length > 0xffffffff)
+    throw UsageError.invalid('payload', `${payload.length} bytes`, 'at most 4294967295 bytes');
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
   out.writeUInt32BE(payload.length, 0);
   out.set(payload, FRAME_HEADER_BYTES);

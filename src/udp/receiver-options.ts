@@ -4,6 +4,7 @@
 import { UsageError } from '../errors.js';
 import { type HostPort, parseListen } from '../policy/address.js';
 import { checkChoice, checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { checkHostPort, checkObject } from '../policy/shape.js';
 import { groAvailable, groRefusal } from './offload.js';
 import { defaultEntries } from './ring.js';
 
@@ -61,7 +62,11 @@ export function resolveReceiverOptions(options: UdpReceiverOptions): {
   /** Why gro: 'auto' left GRO off, when it did. */
   groOff?: string;
 } {
-  const listen = typeof options.listen === 'string' ? parseListen(options.listen) : options.listen;
+  checkObject(options);
+  const listen =
+    typeof options.listen === 'string'
+      ? parseListen(options.listen)
+      : checkHostPort(options.listen, 'listen');
   const asked = options.slot === undefined ? undefined : checkOption('slot', options.slot);
   // 'auto' turns GRO on where the kernel accepts it, unless slots too small for it were asked for.
   const groOpt = options.gro ?? OPTIONS.gro.default;

@@ -7,7 +7,7 @@
 // from SO_MEMINFO. Life cycle as Node's own objects: close() is idempotent, leaving a `for await`
 // closes, ref()/unref() as on a dgram socket, an AbortSignal closes.
 
-import { EnvironmentError, SysError } from '../errors.js';
+import { EnvironmentError, SysError, UsageError } from '../errors.js';
 import { trackSource } from '../observe/tracked.js';
 import { formatHostPort } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
@@ -86,6 +86,11 @@ export class UdpReceiver implements AsyncIterable<UdpBatch> {
     gro: boolean,
     private readonly groOff?: string,
   ) {
+    if (typeof o?.listen?.host !== 'string' || !Number.isInteger(entries))
+      throw new UsageError(
+        'new UdpReceiver() takes resolved options: use createUdpReceiver(options)',
+        'options',
+      );
     this.gro = gro;
     this.addresses = o.addresses;
     const slot = o.slot as number;

@@ -12,10 +12,11 @@ export { MAX_DATAGRAM };
 /** What createUdpSender takes: the destination, the socket type, the batch, GSO and the send buffer. */
 export interface UdpSenderOptions {
   /**
-   * Default destination, `HOST:PORT` or `{ host, port }` (a host name is resolved once, before createUdpSender resolves).
-   * The socket is connected to it, so a send without `to` goes there.
+   * Default destination, `HOST:PORT`, `{ host, port }` or an rinfo's `{ address, port }` (a host name is
+   * resolved once, before createUdpSender resolves). The socket is connected to it, so a send without
+   * `to` goes there.
    */
-  to?: string | HostPort;
+  to?: string | HostPort | { address: string; port: number };
   /** Send on this UDP socket instead of making one (the sender does not close it). */
   fd?: number;
   /** The family of the socket it makes when `to` is not given: 'udp4' (default) or 'udp6'. */

@@ -13,6 +13,7 @@ import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
+import { checkHostPort, checkOptionalObject } from '../policy/shape.js';
 import {
   EAGAIN,
   EINTR,
@@ -89,7 +90,14 @@ export class UdpSender {
 
   /** A sender whose socket is made at once (for `to` given as an address); createUdpSender also waits for a host name to resolve. */
   constructor(o: UdpSenderOptions = {}) {
-    this.to = o.to === undefined ? undefined : typeof o.to === 'string' ? parseTo(o.to) : o.to;
+    checkOptionalObject(o);
+    // `to` as a string, { host, port } or an rinfo's { address, port }, as sendBatch takes one
+    this.to =
+      o.to === undefined
+        ? undefined
+        : typeof o.to === 'string'
+          ? parseTo(o.to)
+          : checkHostPort(o.to, 'to', 1);
     this.batch = checkBatch(o.batch);
     const sndbuf = checkSndbuf(o.sndbuf);
     if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
