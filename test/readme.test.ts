@@ -42,7 +42,9 @@ function tsBlocks(markdown: string, lang = 'ts'): { line: number; code: string }
   const blocks: { line: number; code: string }[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== `\`\`\`${lang}`) continue;
+    // ```ts run marks a block that is also run as a program (test/docs-run.test.ts)
+    const fence = lines[i].trim();
+    if (fence !== `\`\`\`${lang}` && fence !== `\`\`\`${lang} run`) continue;
     const start = i + 1;
     while (i + 1 < lines.length && lines[i + 1].trim() !== '```') i++;
     blocks.push({ line: start + 1, code: lines.slice(start, i + 1).join('\n') });
@@ -81,7 +83,7 @@ function anchors(markdown: string): Set<string> {
 }
 
 test('tsBlocks finds each ```ts block and its line', () => {
-  const md = 'a\n```ts\nconst x = 1;\n```\n```sh\nls\n```\n```ts\nlet y;\ny = 2;\n```\n';
+  const md = 'a\n```ts\nconst x = 1;\n```\n```sh\nls\n```\n```ts run\nlet y;\ny = 2;\n```\n';
   assert.deepEqual(tsBlocks(md), [
     { line: 3, code: 'const x = 1;' },
     { line: 9, code: 'let y;\ny = 2;' },
