@@ -8,13 +8,16 @@
 // well than loopback: its leader is then rwnd-limited), and a replica reader with SO_SNDBUF set before
 // connect, writing; and an AMQP listener on 5672 with tcp_listen_options.recbuf = 16384 (below the
 // ceiling), kept open. Two sock_diag samples a second apart, judged with each side alone (as each
-// host of a cluster sees it), with both, and with a /proc tree that hides rmem_max and wmem_max.
+// host of a cluster sees it), with both, and with a /proc tree that hides rmem_max and wmem_max; the
+// doctor's sockets section; the exporter's series of the follower before and after the leader
+// reconnects from a new ephemeral port.
 // Prints one JSON line.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatSocketFindings, socketFindings } from '../../src/doctor/sockets.js';
 import { analyze, type HostLimits, type InspectedSocket } from '../../src/observe/analyze.js';
 import { startExporter } from '../../src/observe/exporter-server.js';
 import { readHostLimits, takeSnapshot } from '../../src/observe/inspect.js';
@@ -103,6 +106,8 @@ const take = () => {
 const first = take();
 await sleep(1000);
 const second = take();
+// the doctor's sockets section (two samples 0.5 s apart, the namespace's sysctls)
+const doctor = formatSocketFindings(await socketFindings()).filter((l) => l.includes(':6000 →'));
 
 /** The rows of one side: `keep` says which sockets this host sees (the other end is on another host). */
 function side(keep: (s: DiagSocket) => boolean, limits: HostLimits): InspectedSocket[] {
@@ -136,6 +141,7 @@ for (const stop of stops) stop();
 console.log(
   JSON.stringify({
     series: { before, after, leaderPort, newLeaderPort },
+    doctor,
     host,
     hidden,
     follower: side(follower, host),

@@ -182,7 +182,8 @@ test("real sockets as osiris makes them, each side alone: the follower's reason 
   skip: !root && 'needs root for a network namespace of its own (unshare -n)',
   timeout: 60_000,
 }, () => {
-  // about 3 s: two sockets pairs write for at most 6 s, sampled 1 s apart after 0.3 s
+  // about 7 s (6.9 s here, load ~10): two socket pairs write for at most 12 s; inspect samples 1 s apart, the
+  // doctor 0.5 s, the exporter two scrapes 1 s apart before and after the leader reconnects
   const r = spawnSync(
     'unshare',
     [
@@ -198,6 +199,7 @@ test("real sockets as osiris makes them, each side alone: the follower's reason 
   const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, InspectedSocket[]> & {
     host: HostLimits;
     series: { before: string[]; after: string[]; leaderPort: number; newLeaderPort: number };
+    doctor: string[];
   };
   const show = (rows: InspectedSocket[]) => JSON.stringify(rows, null, 1);
   const reason = (rows: InspectedSocket[], kind: string) =>
@@ -234,6 +236,15 @@ test("real sockets as osiris makes them, each side alone: the follower's reason 
   const hidden = reason(out.followerHidden, 'pinned-rcvbuf');
   assert.match(hidden, /net\.core\.rmem_max is unknown/, show(out.followerHidden));
   assert.doesNotMatch(hidden, /212992|at the kernel's ceiling/);
+
+  // the doctor's sockets section says the same of the follower's socket
+  const doc = out.doctor.find((l) => l.startsWith('! pinned-rcvbuf: tcp 127.0.0.1:6000 →'));
+  assert.match(
+    doc ?? '',
+    /\(beam\.smp, pid \d+\): .*net\.core\.rmem_max = \d+.*replica_recbuf/,
+    out.doctor.join('\n'),
+  );
+  assert.doesNotMatch(doc ?? '', /tcp_listen_options/);
 
   // the exporter (issue 43, item 4): the follower's socket keyed {role="accepted", local port, command},
   // the same series after the leader reconnected from a new ephemeral port; who set it and the ceiling
