@@ -31,7 +31,8 @@ export function register(program: Command): void {
       if (o.sysctlConf) process.stdout.write(d.sysctlConf());
       else if (o.json) process.stdout.write(`${JSON.stringify(d.document(), null, 2)}\n`);
       else process.stdout.write(printableText(d.text()));
-      // --sysctl-conf printed what was asked for: `doctor --sysctl-conf > f && …` must work
-      process.exitCode = !o.sysctlConf && d.problems ? 1 : 0;
+      // --sysctl-conf printed what was asked for: `doctor --sysctl-conf > f && …` must work; nothing
+      // read is no all-clear, for either (3: the environment did not let it look)
+      process.exitCode = d.readNothing ? 3 : !o.sysctlConf && d.problems ? 1 : 0;
     });
 }

@@ -10,7 +10,7 @@ import { formatTable } from '../policy/table.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { SCHEMA, VERSION } from '../sys/package.js';
 import { type CheckHostOptions, checkHost, type HostCheck } from './check.js';
-import { type DoctorTargets, type Finding, hasProblems, PROBLEMS, sysctlConf } from './rules.js';
+import { type DoctorTargets, type Finding, hasProblems, PROBLEMS, readNothing, sysctlConf } from './rules.js';
 import { formatSocketFindings, type SocketFinding, socketFindings } from './sockets.js';
 
 /** What diagnose takes: the bandwidth and RTT to size the buffers for, and the host to read. */
@@ -55,6 +55,11 @@ export interface Diagnosis extends HostCheck {
   targets: DoctorTargets;
   /** Whether a finding is a problem (`sockbuf doctor` then exits 1). */
   problems: boolean;
+  /**
+   * Whether no sysctl and no counter could be read (an unreadable or garbage proc root): nothing holds
+   * or fails, and `sockbuf doctor` exits 3.
+   */
+  readNothing: boolean;
   /** The table and explanations `sockbuf doctor` prints. */
   text(): string;
   /** The sockbuf.v1 document `sockbuf doctor --json` prints (docs/results-schema.json). */
@@ -89,8 +94,9 @@ export async function diagnose(o: DiagnoseOptions = {}): Promise<Diagnosis> {
     targets,
     sockets,
     problems: hasProblems(findings),
+    readNothing: readNothing(findings),
     text: () =>
-      formatFindings(findings, targets, host.procSysReadOnly) +
+      formatFindings(findings, targets, host.procSysReadOnly, procRoot) +
       (sockets ? `\n${formatSocketFindings(sockets).join('\n')}\n` : ''),
     document: () => ({
       schema: SCHEMA,
@@ -126,7 +132,12 @@ function shown(f: Finding): [string, string] {
 }
 
 /** The findings as `sockbuf doctor` prints them: a table, then what each problem means and its fix. */
-export function formatFindings(findings: Finding[], t: DoctorTargets, readOnly: boolean): string {
+export function formatFindings(
+  findings: Finding[],
+  t: DoctorTargets,
+  readOnly: boolean,
+  procRoot = '/proc',
+): string {
   const rows = findings.map((f) => [f.name, ...shown(f), f.status]);
   const out = [
     `sockbuf doctor: ${formatBitRate(t.bitsPerSecond)} at ${formatDuration(t.rttSeconds)} RTT, UDP receive ` +
@@ -140,7 +151,7 @@ export function formatFindings(findings: Finding[], t: DoctorTargets, readOnly: 
   ];
   for (const f of findings) {
     if (f.status === 'ok' || f.status === 'missing') continue;
-    const mark = PROBLEMS.includes(f.status) ? '!' : '·';
+    const mark = PROBLEMS.includes(f.status) ? '!' : f.status === 'unknown' ? '?' : '·';
     out.push(`${mark} ${f.name}: ${f.explanation}`);
     if (f.recommended !== undefined) {
       out.push(
@@ -150,10 +161,16 @@ export function formatFindings(findings: Finding[], t: DoctorTargets, readOnly: 
     }
   }
   const n = findings.filter((f) => PROBLEMS.includes(f.status)).length;
+  const u = findings.filter((f) => f.status === 'unknown').length;
+  const unknown = u ? ` ${u} check${u > 1 ? 's' : ''} could not be read (unknown).` : '';
   out.push(
-    n === 0
-      ? 'All checks hold.'
-      : `${n} finding${n > 1 ? 's' : ''}. sockbuf never writes a sysctl; --sysctl-conf prints an /etc/sysctl.d file.`,
+    readNothing(findings)
+      ? `Nothing could be read under ${procRoot}: no check holds or fails (${u} unknown, the rest missing).`
+      : n === 0
+        ? u
+          ? `The checks that could be read hold;${unknown}`
+          : 'All checks hold.'
+        : `${n} finding${n > 1 ? 's' : ''}.${unknown} sockbuf never writes a sysctl; --sysctl-conf prints an /etc/sysctl.d file.`,
   );
   return `${out.join('\n')}\n`;
 }

@@ -2,9 +2,10 @@
 // /proc/sys is writable, and whether the kernel takes UDP_SEGMENT / UDP_GRO. Never writes anything.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { procRoot, readSnmp, readSoftnetDrops, readSysctl } from '../observe/proc.js';
+import { parseSnmp, procRoot, readNet, softnetDropsOf } from '../observe/proc.js';
 import { pageSize } from '../sys/libc.js';
 import { probeUdpOffload } from '../sys/mmsg.js';
+import { readSysctlFile, sysctlNumbers } from '../sys/sysctl.js';
 import { type HostValues, SYSCTLS } from './rules.js';
 
 /**
@@ -33,18 +34,45 @@ export function procSysReadOnly(root?: string): boolean {
 
 export function readHostValues(root?: string): HostValues {
   const sysctls: HostValues['sysctls'] = {};
+  // what could not be read, by check name, and why: such a check is `unknown`, never `ok`
+  const unreadable: Record<string, string> = {};
   for (const n of SYSCTLS) {
-    const v = readSysctl(n, root);
-    if (v?.every(Number.isFinite)) sysctls[n] = v;
+    const r = readSysctlFile(n, root);
+    if ('problem' in r) unreadable[n] = r.problem;
+    else if ('text' in r) {
+      const v = sysctlNumbers(r.text);
+      if (v) sysctls[n] = v;
+      else
+        unreadable[n] =
+          `not what the kernel prints (whole numbers): ${r.text.length} characters of something else`;
+    }
+  }
+  let udp: HostValues['udp'];
+  let udpWhy: string | undefined;
+  try {
+    udp = parseSnmp(readNet('snmp', root)).Udp;
+    if (!udp) udpWhy = `no Udp lines in ${join(procRoot(root), 'net', 'snmp')}`;
+  } catch (err) {
+    udpWhy = (err as Error).message;
+  }
+  if (udpWhy) for (const c of ['RcvbufErrors', 'InErrors', 'SndbufErrors']) unreadable[`Udp.${c}`] = udpWhy;
+  let softnetDrops: number | undefined;
+  try {
+    softnetDrops = softnetDropsOf(readNet('softnet_stat', root));
+    if (softnetDrops === undefined)
+      unreadable['softnet.dropped'] = `no CPU lines in ${join(procRoot(root), 'net', 'softnet_stat')}`;
+  } catch (err) {
+    unreadable['softnet.dropped'] = (err as Error).message;
   }
   const offload = probeUdpOffload();
   return {
     sysctls,
-    udp: readSnmp(root).Udp,
-    softnetDrops: readSoftnetDrops(root),
+    udp,
+    softnetDrops,
     procSysReadOnly: procSysReadOnly(root),
     udpSegment: offload.segment,
     udpGro: offload.gro,
     pageSize: pageSize(),
+    unreadable,
   };
 }

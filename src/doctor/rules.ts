@@ -23,6 +23,8 @@ export interface HostValues {
   pageSize?: number;
   /** What the drop counters grew by, and since when (src/doctor/history.ts); the boot when absent. */
   baseline?: CounterBaseline;
+  /** Checks whose file is there but could not be read or is not what the kernel prints, and why: `unknown`. */
+  unreadable?: Record<string, string>;
 }
 
 /** The drop counters the doctor judges, by finding name. */
@@ -48,8 +50,10 @@ export const SYSCTLS = BUFFER_SYSCTLS;
 export type SysctlName = (typeof SYSCTLS)[number];
 
 /** ok: holds. low/off: a sysctl below target or a feature switched off. drops: a counter above 0.
- * info: said for context, not a problem. missing: not on this kernel (or this fake /proc). */
-export type FindingStatus = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing';
+ * info: said for context, not a problem. missing: not on this kernel (or this fake /proc). unknown:
+ * there but could not be read (EACCES, past its size limit, not what the kernel prints): neither
+ * holds nor fails. */
+export type FindingStatus = 'ok' | 'low' | 'off' | 'drops' | 'info' | 'missing' | 'unknown';
 export const PROBLEMS: readonly FindingStatus[] = ['low', 'off', 'drops'];
 
 /** One check of the host: the setting, its value, the status and the value recommended. */
@@ -112,13 +116,18 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
   const need = `${formatBitRate(t.bitsPerSecond)} needs`;
   const cap = (windowBytes: number) => `about ${formatBitRate(ceiling(windowBytes, R))} ${at}`;
   const s = h.sysctls;
-  const missing = (name: SysctlName, kind: Finding['kind'] = 'sysctl'): Finding => ({
+  const missing = (name: string, kind: Finding['kind'] = 'sysctl', why = h.unreadable?.[name]): Finding => ({
     name,
     kind,
     value: null,
     target: null,
-    status: 'missing',
-    explanation: 'not present on this kernel (or this /proc)',
+    status: why === undefined ? 'missing' : 'unknown',
+    explanation:
+      why === undefined
+        ? kind === 'sysctl'
+          ? 'not present on this kernel (or this /proc)'
+          : 'not available'
+        : `could not be read: ${why}`,
   });
   const one = (name: SysctlName, f: (v: number) => Omit<Finding, 'name' | 'kind' | 'value'>) => {
     const v = s[name]?.[0];
@@ -127,7 +136,11 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
   const three = (name: SysctlName, f: (v: number[]) => Omit<Finding, 'name' | 'kind' | 'value'>) => {
     const v = s[name];
     out.push(
-      v === undefined || v.length < 3 ? missing(name) : { name, kind: 'sysctl', value: v.join(' '), ...f(v) },
+      v === undefined
+        ? missing(name)
+        : v.length < 3
+          ? missing(name, 'sysctl', `three numbers expected, read ${v.length}`)
+          : { name, kind: 'sysctl', value: v.join(' '), ...f(v) },
     );
   };
   one('net.core.rmem_max', (v) => {
@@ -246,14 +259,7 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
         : `since the last run ${formatDuration(Math.round(base.seconds ?? 0))} ago`;
   const counter = (name: string, value: number | undefined, what: string) => {
     if (value === undefined) {
-      out.push({
-        name,
-        kind: 'counter',
-        value: null,
-        target: null,
-        status: 'missing',
-        explanation: 'not available',
-      });
+      out.push(missing(name, 'counter'));
       return;
     }
     const grew = base?.grew[name] ?? value;
@@ -306,6 +312,14 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
   return out;
 }
 
+/**
+ * Whether no sysctl and no counter could be read (each is unknown or missing: an unreadable or
+ * garbage proc root): the doctor then cannot say the host holds (`sockbuf doctor` exits 3).
+ */
+export function readNothing(findings: Finding[]): boolean {
+  return !findings.some((f) => (f.kind === 'sysctl' || f.kind === 'counter') && f.value !== null);
+}
+
 /** Whether any finding is a problem (`sockbuf doctor` then exits 1). */
 export function hasProblems(findings: Finding[]): boolean {
   return findings.some((f) => PROBLEMS.includes(f.status));
@@ -326,7 +340,14 @@ export function sysctlConf(
   ];
   if (readOnly) lines.push('# /proc/sys is read-only where this ran: install it on the host.');
   const rec = findings.filter((f) => f.kind === 'sysctl' && f.recommended !== undefined);
-  if (!rec.length) lines.push('# Nothing to change: every buffer sysctl holds the targets.');
+  const unknown = findings.filter((f) => f.status === 'unknown' && f.kind === 'sysctl').map((f) => f.name);
+  if (unknown.length) lines.push(`# Could not be read here, so not judged: ${unknown.join(', ')}.`);
+  if (!rec.length)
+    lines.push(
+      unknown.length
+        ? '# Nothing to change among the sysctls that could be read.'
+        : '# Nothing to change: every buffer sysctl holds the targets.',
+    );
   for (const f of rec) {
     lines.push(`# was ${f.value}: ${f.explanation.split(';')[0]}`);
     lines.push(`${f.name} = ${f.recommended}`);

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { isIP } from 'node:net';
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
-import { readSnmp } from '../observe/proc.js';
+import { readSnmpOrEmpty } from '../observe/proc.js';
 import { formatHostPort, type HostPort, parseUnicastTo } from '../policy/address.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
@@ -187,7 +187,7 @@ export class UdpBlast {
     const sent0 = this.sent;
     const bytes0 = this.bytes;
     const calls0 = this.calls();
-    const host0 = readSnmp().Udp?.SndbufErrors ?? 0;
+    const host0 = readSnmpOrEmpty().Udp?.SndbufErrors ?? 0;
     const cpu0 = process.cpuUsage();
     let t = t0;
     let lastSend = t0;
@@ -248,7 +248,7 @@ export class UdpBlast {
       sendErrors: this.errors,
       sendErrorsByCode: { ...this.byCode },
       sendBlocked: this.blocked,
-      hostSndbufErrors: (readSnmp().Udp?.SndbufErrors ?? 0) - host0,
+      hostSndbufErrors: (readSnmpOrEmpty().Udp?.SndbufErrors ?? 0) - host0,
       sendCalls: this.calls() - calls0,
       flows: this.flows.length,
       size: this.size,

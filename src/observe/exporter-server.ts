@@ -63,8 +63,13 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
   const registry = new Registry();
   const collectors =
     opts.collectors ??
-    new Collectors((name, err) =>
-      log(`collector ${name} failed: ${err instanceof Error ? err.message : String(err)}`),
+    new Collectors(
+      (name, err) =>
+        log(
+          `collector ${name} failed: ${err instanceof Error ? err.message : String(err)} ` +
+            `(sockbuf_scrape_collector_success{collector="${name}"} 0 until it reads again)`,
+        ),
+      (name) => log(`collector ${name} reads again`),
     );
   let scrapeStarted = performance.now();
   registerBuildInfo(registry);

@@ -1,9 +1,10 @@
 // Readers for /proc: sysctls, /proc/net/snmp, netstat, snmp6, softnet_stat, sockstat(6), and the
 // host summary every results document carries. The /proc root can be pointed elsewhere (tests, or
 // SOCKBUF_PROC_ROOT) so that rules can be checked against a fake host.
-import { readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
 import { join } from 'node:path';
+import { InputLimitError, readBoundedText } from '../sys/bounded-read.js';
+import { SockbufError } from '../sys/sockbuf-error.js';
 import { BUFFER_SYSCTLS, procRoot, readSysctlText } from '../sys/sysctl.js';
 
 export { procRoot, readSysctl } from '../sys/sysctl.js';
@@ -57,9 +58,19 @@ export function parseSnmp(text: string): Record<string, Record<string, number>> 
   return out;
 }
 
+/** snmp, netstat and snmp6 parsed into one view. Throws when one cannot be read (readNet). */
 export function readSnmp(root?: string): Record<string, Record<string, number>> {
   const read = (f: string) => readNet(f, root);
   return { ...parseSnmp(read('snmp')), ...parseSnmp(read('netstat')), ...parseSnmp6(read('snmp6')) };
+}
+
+/** readSnmp, or {} where /proc/net cannot be read: for counters a command reports beside its own. */
+export function readSnmpOrEmpty(root?: string): Record<string, Record<string, number>> {
+  try {
+    return readSnmp(root);
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -89,12 +100,13 @@ export function parseSoftnetDrops(text: string): number {
   return sum;
 }
 
-export function readSoftnetDrops(root?: string): number | undefined {
-  try {
-    return parseSoftnetDrops(readFileSync(join(procRoot(root), 'net', 'softnet_stat'), 'utf8'));
-  } catch {
-    return undefined;
-  }
+/**
+ * Per-CPU backlog drops summed, or undefined when softnet_stat has no CPU's line (a line whose first
+ * two columns are hex counters): garbage is not zero drops. Pure.
+ */
+export function softnetDropsOf(text: string): number | undefined {
+  const counted = text.split('\n').some((l) => /^[0-9a-fA-F]{1,16}\s+[0-9a-fA-F]{1,16}(\s|$)/.test(l.trim()));
+  return counted ? parseSoftnetDrops(text) : undefined;
 }
 
 export interface SoftnetRow {
@@ -141,11 +153,31 @@ export function parseSockstat(text: string): Record<string, Record<string, numbe
   return out;
 }
 
-function readNet(file: string, root?: string): string {
+/**
+ * The most a /proc/net file may hold here: 1 MiB (snmp and netstat are a few KiB; softnet_stat is a
+ * line of ~120 bytes per CPU). A proc root that is not the kernel's is read no further.
+ */
+export const MAX_PROC_NET_BYTES = 1 << 20;
+
+/** Files a kernel without IPv6 lacks: absent, they read as empty. */
+const OPTIONAL = new Set(['snmp6', 'sockstat6']);
+
+/**
+ * <root>/net/FILE, bounded (MAX_PROC_NET_BYTES). Throws when it cannot be read, with the path in the
+ * message (EACCES, ENOENT where /proc/PID/net is hidden, InputLimitError): the exporter's collector
+ * then reports its failure, and the doctor its checks as unknown.
+ */
+export function readNet(file: string, root?: string): string {
+  const path = join(procRoot(root), 'net', file);
   try {
-    return readFileSync(join(procRoot(root), 'net', file), 'utf8');
-  } catch {
-    return '';
+    return readBoundedText(path, MAX_PROC_NET_BYTES, path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && OPTIONAL.has(file)) return '';
+    if (err instanceof InputLimitError) throw err;
+    throw new SockbufError(`cannot read ${path}: ${code ?? (err as Error).message}`, code ?? 'EIO', {
+      cause: err,
+    });
   }
 }
 

@@ -6,21 +6,34 @@
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import { VERSION } from '../sys/package.js';
 
-/** Runs collectors and keeps, per name, the last run's time and outcome. */
+/**
+ * Runs collectors and keeps, per name, the last run's time and outcome. A failure is told once (to
+ * `onError`), not at every scrape: again only when its reason changes, and `onRecover` when the
+ * collector works again.
+ */
 export class Collectors {
   readonly #last = new Map<string, { seconds: number; ok: boolean }>();
-  constructor(private readonly onError: (collector: string, err: unknown) => void = () => {}) {}
+  readonly #failing = new Map<string, string>();
+  constructor(
+    private readonly onError: (collector: string, err: unknown) => void = () => {},
+    private readonly onRecover: (collector: string) => void = () => {},
+  ) {}
 
-  /** `read()`, timed; when it throws, `fallback` instead (and the error goes to onError). */
+  /** `read()`, timed; when it throws, `fallback` instead (and the error goes to onError, once). */
   run<T>(name: string, read: () => T, fallback: T): T {
     const started = performance.now();
     try {
       const v = read();
       this.#last.set(name, { seconds: (performance.now() - started) / 1000, ok: true });
+      if (this.#failing.delete(name)) this.onRecover(name);
       return v;
     } catch (err) {
       this.#last.set(name, { seconds: (performance.now() - started) / 1000, ok: false });
-      this.onError(name, err);
+      const why = err instanceof Error ? err.message : String(err);
+      if (this.#failing.get(name) !== why) {
+        this.#failing.set(name, why);
+        this.onError(name, err);
+      }
       return fallback;
     }
   }

@@ -5,7 +5,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { SockbufError } from './sockbuf-error.js';
 
-/** At most this much is asked of one read(): 1 MiB (fewer calls than 64 KiB, no large copies). */
+/**
+ * The first chunk: 16 KiB (a /proc file or a sysctl fits); each next one twice the last, up to CHUNK,
+ * 1 MiB (a long input in few calls, without allocating a megabyte to read a page).
+ */
+const FIRST = 16 << 10;
 const CHUNK = 1 << 20;
 
 /** A file, pipe or device that held more than the limit: reading stopped there. `.limit` in bytes. */
@@ -34,7 +38,7 @@ export function readBounded(file: string | number, maxBytes: number, name = Stri
     let total = 0;
     // each chunk is filled before the next is made (a pipe gives 64 KiB a read, /proc a page): what is
     // held is what was read plus at most one chunk
-    let chunk = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1));
+    let chunk = Buffer.allocUnsafe(Math.min(FIRST, maxBytes + 1));
     let used = 0;
     for (;;) {
       // one byte past the limit is enough to know the input is too long
@@ -56,7 +60,7 @@ export function readBounded(file: string | number, maxBytes: number, name = Stri
       if (total > maxBytes) throw new InputLimitError(name, maxBytes);
       if (used === chunk.length) {
         chunks.push(chunk);
-        chunk = Buffer.allocUnsafe(Math.min(CHUNK, maxBytes + 1 - total));
+        chunk = Buffer.allocUnsafe(Math.min(chunk.length * 2, CHUNK, maxBytes + 1 - total));
         used = 0;
       }
     }

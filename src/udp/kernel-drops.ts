@@ -1,6 +1,6 @@
 // Drop counters outside the receiver: per socket (SO_MEMINFO sk_drops) and host-wide (Udp
 // RcvbufErrors in /proc/net/snmp, IPv4 only; IPv6 counts in /proc/net/snmp6).
-import { readSnmp } from '../observe/proc.js';
+import { readSnmpOrEmpty } from '../observe/proc.js';
 import { getMemInfo } from '../sys/meminfo.js';
 
 /** Datagrams the kernel dropped before they reached this socket's queue (sk_drops). */
@@ -10,5 +10,5 @@ export function udpKernelDrops(fd: number): number {
 
 /** Host-wide Udp RcvbufErrors now. */
 export function observeUdpHost(): number {
-  return readSnmp().Udp?.RcvbufErrors ?? 0;
+  return readSnmpOrEmpty().Udp?.RcvbufErrors ?? 0;
 }

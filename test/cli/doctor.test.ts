@@ -168,3 +168,91 @@ test('a --proc-root that is not a /proc tree is bad usage naming the option and 
   assert.match(r.stderr, /^sockbuf: invalid value for --proc-root: '\/nonexistent' \(expected a \/proc tree/);
   assert.equal(r.stdout, '');
 });
+
+// issue 44 item 4: before, every check that could not be read counted as `missing` and the summary
+// said "All checks hold." with exit 0.
+test('a garbage proc root: each check it could not read is unknown, the summary says so, exit 3', () => {
+  const root = fakeProc({ ...GOOD, 'net.core.rmem_max': 'abc', 'net.ipv4.tcp_rmem': '1 2' });
+  try {
+    // the rest garbage too: a sysctl that never ends (reading stops at 4 KiB), counters that are text
+    for (const n of Object.keys(GOOD).filter((n) => n !== 'net.core.rmem_max' && n !== 'net.ipv4.tcp_rmem'))
+      writeFileSync(join(root, 'sys', ...n.split('.')), 'x'.repeat(10_000));
+    writeFileSync(join(root, 'net/snmp'), 'garbage\n');
+    writeFileSync(join(root, 'net/softnet_stat'), 'zz zz zz\n');
+    const r = doctor('--proc-root', root);
+    assert.equal(r.status, 3, r.stderr);
+    assert.match(r.stdout, /^net\.core\.rmem_max\s+-\s+-\s+unknown$/m);
+    assert.match(
+      r.stdout,
+      /^\? net\.core\.rmem_max: could not be read: not what the kernel prints \(whole numbers\): 3 characters of something else$/m,
+    );
+    assert.match(r.stdout, /^\? net\.ipv4\.tcp_rmem: could not be read: three numbers expected, read 2$/m);
+    assert.match(
+      r.stdout,
+      /^\? net\.core\.wmem_max: could not be read: .*wmem_max: more than 4096 bytes \(reading stopped there\)$/m,
+    );
+    assert.match(r.stdout, /^Udp\.RcvbufErrors\s+-\s+-\s+unknown$/m);
+    assert.match(r.stdout, /^softnet\.dropped\s+-\s+-\s+unknown$/m);
+    assert.doesNotMatch(r.stdout, /All checks hold/);
+    assert.match(
+      r.stdout,
+      /^Nothing could be read under .*: no check holds or fails \(\d+ unknown, the rest missing\)\.$/m,
+    );
+    // --sysctl-conf is no all-clear either
+    const conf = doctor('--proc-root', root, '--sysctl-conf');
+    assert.equal(conf.status, 3);
+    assert.match(conf.stdout, /^# Could not be read here, so not judged: net\.core\.rmem_max, /m);
+    assert.doesNotMatch(conf.stdout, /every buffer sysctl holds the targets/);
+    // one check unreadable among good ones: the rest are judged, the summary names the unknown
+    const one = fakeProc({ ...GOOD, 'net.core.wmem_max': 'x'.repeat(5000) });
+    const partly = doctor('--proc-root', one);
+    rmSync(one, { recursive: true, force: true });
+    assert.equal(partly.status, 0, partly.stdout);
+    assert.match(
+      partly.stdout,
+      /^The checks that could be read hold; 1 check could not be read \(unknown\)\.$/m,
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an unreadable proc root (EACCES to a user): unknown rows, exit 3', {
+  skip:
+    process.getuid?.() !== 0
+      ? 'needs root to run doctor as another user (setpriv)'
+      : spawnSync('setpriv', ['--version']).status !== 0
+        ? 'setpriv (util-linux) is missing'
+        : false,
+}, () => {
+  const root = fakeProc(GOOD);
+  try {
+    spawnSync('chmod', ['-R', 'a+rX', root]);
+    for (const n of Object.keys(GOOD)) spawnSync('chmod', ['000', join(root, 'sys', ...n.split('.'))]);
+    spawnSync('chmod', ['000', join(root, 'net/snmp'), join(root, 'net/softnet_stat')]);
+    const r = spawnSync(
+      'setpriv',
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        ...SOCKBUF_ARGV,
+        'doctor',
+        '--proc-root',
+        root,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, SOCKBUF_DOCTOR_HISTORY: '/dev/null/none' },
+      },
+    );
+    assert.equal(r.status, 3, r.stdout + r.stderr);
+    assert.match(r.stdout, /^\? net\.core\.rmem_max: could not be read: .*rmem_max: EACCES$/m);
+    assert.match(r.stdout, /^\? Udp\.RcvbufErrors: could not be read: cannot read .*snmp: EACCES$/m);
+    assert.match(r.stdout, /^Nothing could be read under /m);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

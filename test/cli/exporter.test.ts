@@ -174,3 +174,63 @@ test('exporter --web.config.file: a file that is wrong or missing, or an empty p
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// issue 44 item 4: readNet() returned '' on any error, so with /proc/PID/net hidden the exporter served
+// no node_* series while every collector's success stayed 1 (SockbufCollectorFailed could not fire).
+// Hidden here the way a container can hide it: a mount namespace with a tmpfs over the exporter's own
+// /proc/PID/net (its /proc/net). ~3 s.
+test('a hidden /proc/PID/net: each host collector says success 0 and its failure is logged once', {
+  skip:
+    process.getuid?.() !== 0
+      ? 'needs root for a mount namespace (unshare -m)'
+      : spawnSync('unshare', ['--version']).status !== 0
+        ? 'unshare (util-linux) is missing'
+        : false,
+}, async () => {
+  const child = spawn(
+    'unshare',
+    [
+      '-m',
+      'sh',
+      '-c',
+      'mount -t tmpfs sockbuf-hidden /proc/$$/net && exec "$@"',
+      'sh',
+      process.execPath,
+      ...SOCKBUF_ARGV,
+      'exporter',
+      '--listen',
+      '127.0.0.1:0',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /serving (\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  try {
+    const u = await url;
+    let body = '';
+    for (let i = 0; i < 3; i++) body = await (await fetch(u)).text();
+    for (const c of ['netstat', 'softnet', 'sockstat'])
+      assert.match(body, new RegExp(`^sockbuf_scrape_collector_success\\{collector="${c}"\\} 0$`, 'm'));
+    assert.doesNotMatch(body, /^node_/m);
+    // sock_diag is netlink, not /proc/net: the socket series still come
+    assert.match(body, /^sockbuf_scrape_collector_success\{collector="sockets"\} 1$/m);
+    assert.match(body, /^sockbuf_sockets\{protocol="tcp"\} \d+$/m);
+    // three scrapes, one line per collector, naming the file and the errno
+    for (const c of ['netstat', 'softnet', 'sockstat'])
+      assert.equal(stderr.split(`collector ${c} failed`).length - 1, 1, stderr);
+    assert.match(stderr, /collector netstat failed: cannot read \/proc\/net\/snmp: ENOENT/);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    clearTimeout(timer);
+  }
+});
