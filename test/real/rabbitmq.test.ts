@@ -5,7 +5,9 @@
 // path its pinned send buffer (the collapse: ~1 MB/s against tens autotuned). Then:
 // - inspect (the library call behind `sockbuf inspect`) flags exactly the broker's two pinned
 //   sockets, by process (beam.smp), cause (pinned-rcvbuf to the publisher, pinned-sndbuf to the
-//   consumer) and size (32 KiB: the kernel doubles the 16384), and the publisher as rwnd-limited;
+//   consumer) and size (32 KiB: the kernel doubles the 16384), and the publisher as rwnd-limited; the
+//   reasons and the alerts' descriptions name tcp_listen_options (issue 43: not osiris's setting, and
+//   no kernel's ceiling: 32 KiB is below 2 × rmem_max);
 // - the exporter (in this process) scraped by the real Prometheus with the shipped rules (`for:` cut
 //   to 1 s, test/lib/prometheus.ts) fires, for the broker's listener, the alert over each pinned
 //   kind the rules have, naming beam.smp (and the size where the summary reads one);
@@ -142,10 +144,13 @@ test('real RabbitMQ, both buffers pinned: inspect and the alerts flag its pinned
     // the publisher → broker path: the broker's receive buffer, with the size, in one of the samples
     const rcv = toPublisher.find((r) => kinds(r).includes('pinned-rcvbuf'));
     assert.ok(rcv, `the broker's socket to the publisher flagged pinned-rcvbuf: ${show(toPublisher)}`);
-    assert.match(
-      rcv.flags.find((f) => f.kind === 'pinned-rcvbuf')?.reason ?? '',
-      new RegExp(formatSize(2 * PIN)),
-    );
+    const rcvWhy = rcv.flags.find((f) => f.kind === 'pinned-rcvbuf')?.reason ?? '';
+    assert.match(rcvWhy, new RegExp(formatSize(2 * PIN)));
+    // issue 43: an AMQP listener's connection names tcp_listen_options, never osiris's setting, and
+    // 32 KiB is below the kernel's ceiling (2 × rmem_max): no ceiling named
+    assert.equal(rcv.role, 'accepted');
+    assert.match(rcvWhy, /tcp_listen_options/);
+    assert.doesNotMatch(rcvWhy, /replica_|kernel's ceiling/);
     // the publisher's own socket, as before issue 34: rwnd-limited by that peer
     const pubRows = all.filter((r) => r.pid === pub.pid && r.localPort === pub.localPort);
     assert.ok(
@@ -201,6 +206,8 @@ test('real RabbitMQ, both buffers pinned: inspect and the alerts flag its pinned
       // the pinning program names the sentence: `beam.smp (pid N) pinned the … buffer of … to 32768 bytes`
       assert.match(fired.annotations.summary, new RegExp(`^beam\\.smp \\(pid ${pinned.pid}\\) pinned`));
       if (n.sized) assert.match(fired.annotations.summary, new RegExp(`to ${2 * PIN} bytes`), n.alert);
+      assert.match(fired.annotations.description, /tcp_listen_options/, n.alert);
+      assert.doesNotMatch(fired.annotations.description, /replica_|kernel's ceiling/, n.alert);
     }
     const rates = await Promise.all([a.pub.stop(), a.con.stop()]);
     log(`pinned: publisher ${rates[0]?.MBps.toFixed(1)} MB/s, consumer ${rates[1]?.MBps.toFixed(1)} MB/s`);
