@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { InspectedSocket } from '../../src/observe/analyze.js';
-import { advisePins, ceilingText, type HostLimits } from '../../src/observe/pin-advice.js';
+import { advisePins, ceilingText, type HostLimits, pinInfo } from '../../src/observe/pin-advice.js';
 import {
   type PlaceContext,
   SETTERS,
@@ -173,6 +173,48 @@ test("advisePins: the follower's pin names the ceiling and replica_recbuf; the l
   assert.match(other.flags[0].reason, /^x; it sits at the kernel's ceiling.*which keeps it pinned$/);
   assert.doesNotMatch(other.flags[0].reason, / in python3/);
   assert.equal(other.flags[1].reason, 'y');
+});
+
+test("pinInfo: the exporter's labels for the same facts: buffer, setter (empty where unknown), ceiling yes/no/unknown", () => {
+  const row = (p: SocketPlace, flags: string[], rb?: number, tb?: number) => ({
+    ...p,
+    rcvbufBytes: rb,
+    sndbufBytes: tb,
+    flags: flags.map((kind) => ({ kind, reason: '' })),
+  });
+  const none = new Set<number>();
+  assert.deepEqual(pinInfo(row(tcp(6000, 45678), ['pinned-rcvbuf'], 458752), 'beam.smp', SEED, none), [
+    { buffer: 'receive', setter: 'osiris-follower', ceiling: 'yes' },
+  ]);
+  // the leader: rwnd-limited with its own tb at 2 × wmem_max; osiris sets no receive buffer there
+  assert.deepEqual(pinInfo(row(tcp(45678, 6000), ['rwnd-limited'], 131072, 458752), 'beam.smp', SEED, none), [
+    { buffer: 'send', setter: 'osiris-leader', ceiling: 'yes' },
+  ]);
+  assert.deepEqual(pinInfo(row(tcp(45678, 6000), ['pinned-rcvbuf'], 32768), 'beam.smp', SEED, none), [
+    { buffer: 'receive', setter: '', ceiling: 'no' },
+  ]);
+  // rwnd-limited with an autotuned send buffer: nothing of its own to say
+  assert.deepEqual(
+    pinInfo(row(tcp(45678, 6000), ['rwnd-limited'], 131072, 87040), 'beam.smp', SEED, none),
+    [],
+  );
+  assert.deepEqual(
+    pinInfo(
+      row(tcp(5672, 40000), ['pinned-rcvbuf', 'pinned-sndbuf'], 32768, 32768),
+      'beam.smp',
+      SEED,
+      new Set([5672]),
+    ),
+    [
+      { buffer: 'receive', setter: 'rabbitmq-amqp', ceiling: 'no' },
+      { buffer: 'send', setter: 'rabbitmq-amqp', ceiling: 'no' },
+    ],
+  );
+  const hidden = { ...SEED, rmemMax: undefined, wmemMax: undefined };
+  assert.deepEqual(
+    pinInfo(row(tcp(9000, 40000), ['pinned-rcvbuf', 'stalled-reader'], 458752), undefined, hidden, none),
+    [{ buffer: 'receive', setter: '', ceiling: 'unknown' }],
+  );
 });
 
 const root = process.getuid?.() === 0;
