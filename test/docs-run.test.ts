@@ -4,7 +4,9 @@
 // each. A block fails when it hangs (still running after 20 s), exits non-zero (a throw) or writes
 // anything to stderr (a warning, an error printed). The runner's own verdicts are checked first on
 // three broken blocks, so that a runner that passes everything cannot pass. npm test builds first;
-// the whole file takes about 15–25 s on this host (the install ~5 s from npm's cache, each block 1–2 s).
+// The install is the README's: npm 11's install-scripts warning must name only what README.md's
+// `npm install-scripts deny` line denies, and that line must silence it.
+// The whole file takes about 15–30 s on this host (the install ~5 s from npm's cache, each block 1–2 s).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,6 +61,8 @@ function runBlock(app: string, name: string, code: string, seconds = BLOCK_SECON
 }
 
 let app = '';
+/** What npm printed on stderr when the tarball was installed. */
+let installWarnings = '';
 
 before(() => {
   assert.ok(existsSync(join(ROOT, 'dist/index.js')), 'dist/index.js: run npm run build');
@@ -74,18 +78,55 @@ before(() => {
     join(app, 'package.json'),
     JSON.stringify({ name: 'docs-app', version: '1.0.0', private: true, type: 'module' }),
   );
-  execFileSync(
+  // as README.md says to: npm 11 names the install scripts its allowScripts does not cover
+  const r = spawnSync(
     'npm',
-    [
-      'install',
-      '--prefer-offline',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      join(app, packed.filename),
-    ],
-    { cwd: app, encoding: 'utf8', timeout: 90_000, stdio: ['ignore', 'pipe', 'pipe'] },
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed.filename}`],
+    {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 90_000,
+    },
   );
+  assert.equal(r.status, 0, r.stderr);
+  installWarnings = r.stderr;
+});
+
+
+test('README.md names every install script npm warns of when the tarball is installed, and its deny line silences them', {
+  timeout: 120_000,
+}, () => {
+  const named = [...installWarnings.matchAll(/^npm warn install-scripts +(\S+)@[\d.]+ \((\w+):/gm)].map(
+    (m) => ({
+      pkg: m[1],
+      script: m[2],
+    }),
+  );
+  assert.ok(named.length > 0, `npm 11 warned of no install script: ${installWarnings}`);
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const deny = /^npm install-scripts deny ([\w -]+?)\s+#/m.exec(readme);
+  assert.ok(deny, 'README.md has an `npm install-scripts deny …` line');
+  const denied = deny[1].trim().split(/\s+/);
+  for (const { pkg, script } of named) {
+    assert.ok(denied.includes(pkg), `${pkg} is not in README's deny line`);
+    assert.ok(
+      readme.includes(`${pkg}@`) && readme.includes(`(${script}:`),
+      `README names ${pkg}'s ${script}`,
+    );
+  }
+  const r = spawnSync('npm', ['install-scripts', 'deny', ...denied], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const again = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
+  assert.equal(again.status, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /install-scripts/, 'npm still warns after the deny line');
 });
 
 after(() => {
