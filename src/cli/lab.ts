@@ -116,7 +116,13 @@ export function register(program: Command): void {
     .action(async (host: string, cmdArgv: string[], _o: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals() as LabFlags;
       if (host !== 'client' && host !== 'server') throw UsageError.invalid('host', host, 'client or server');
-      process.exitCode = await execInLab(host, cmdArgv, { id: flags.id });
+      // a signal is passed on to the command, which is waited for (5 s at most) so that its summary is printed
+      const signals = stopSignals();
+      try {
+        process.exitCode = await execInLab(host, cmdArgv, { id: flags.id, signal: signals.signal });
+      } finally {
+        signals.dispose();
+      }
     });
 
   lab

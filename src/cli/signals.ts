@@ -6,6 +6,12 @@
 /** After the first signal, the command has this long to report and end before it is made to. */
 export const FORCE_SECONDS = 5;
 
+/**
+ * A second signal this soon after the first is the same stop, not a second one: a terminal's Ctrl-C
+ * reaches a command and the sockbuf that runs it (lab exec, lab -- CMD), which passes it on.
+ */
+export const SAME_STOP_MS = 500;
+
 const NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 export interface StopSignals {
@@ -24,13 +30,18 @@ export interface StopSignals {
 export function stopSignals(stop: (sig: NodeJS.Signals) => void = () => {}): StopSignals {
   const ac = new AbortController();
   let received: NodeJS.Signals | undefined;
+  let receivedAt = 0;
   const exitNow = (sig: NodeJS.Signals, why: string) => {
     process.stderr.write(`sockbuf: ${why}; exiting\n`);
     process.exit(128 + (NUMBERS[sig] ?? 0));
   };
   const on = (sig: NodeJS.Signals) => {
-    if (received !== undefined) return exitNow(sig, `${sig} after ${received}`);
+    if (received !== undefined) {
+      if (performance.now() - receivedAt < SAME_STOP_MS) return;
+      return exitNow(sig, `${sig} after ${received}`);
+    }
     received = sig;
+    receivedAt = performance.now();
     // whatever the command then sets, the process exits 128 + the signal's number
     process.once('exit', () => {
       process.exitCode = 128 + (NUMBERS[sig] ?? 0);

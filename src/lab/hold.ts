@@ -240,8 +240,16 @@ function checkLabId(id: string | undefined): void {
     throw UsageError.invalid('id', id, 'a lab id as lab status shows it, e.g. 4242');
 }
 
-/** `sockbuf lab exec HOST -- ARGV`: runs ARGV in a host of the lab that is up; its exit status. */
-export async function execInLab(host: HostName, argv: string[], o: { id?: string } = {}): Promise<number> {
+/**
+ * `sockbuf lab exec HOST -- ARGV`: runs ARGV in a host of the lab that is up; its exit status. When
+ * `signal` aborts, ARGV gets the signal (SIGINT or SIGTERM) and is waited for, so that it prints its
+ * summary (the CLI bounds the wait at 5 s).
+ */
+export async function execInLab(
+  host: HostName,
+  argv: string[],
+  o: { id?: string; signal?: AbortSignal } = {},
+): Promise<number> {
   checkLabId(o.id);
   assertRoot();
   cleanStale();
@@ -251,7 +259,7 @@ export async function execInLab(host: HostName, argv: string[], o: { id?: string
     throw new EnvironmentError(o.id ? `no live lab with id ${o.id}` : 'no lab is up (sockbuf lab up)');
   if (chosen.length > 1)
     throw new UsageError(`several labs are up (${chosen.map((l) => l.id).join(', ')}): choose one with --id`);
-  return runInherit(netnsCommand(chosen[0].info as LabInfo, host, argv));
+  return runInherit(netnsCommand(chosen[0].info as LabInfo, host, argv), { signal: o.signal });
 }
 
 /**

@@ -314,11 +314,12 @@ export class Child {
 
 /**
  * Runs a command to its end with output passed through (input too); resolves to its exit status.
- * When `signal` aborts, the command gets SIGTERM.
+ * When `signal` aborts, the command gets the signal named by its reason (SIGINT or SIGTERM; else
+ * SIGTERM) and is waited for, so that it can print what it had: the caller bounds the wait.
  */
 export async function runInherit(spec: SpawnSpec, opts: { signal?: AbortSignal } = {}): Promise<number> {
   const child = new Child(spec, { group: false, output: 'inherit' });
-  const stop = () => child.signal('SIGTERM');
+  const stop = () => child.signal(opts.signal?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
   if (opts.signal?.aborted) stop();
   else opts.signal?.addEventListener('abort', stop, { once: true });
   const { code, signal } = await child.exited.finally(() => opts.signal?.removeEventListener('abort', stop));
