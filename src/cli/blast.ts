@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { runTcpBlast } from '../ends/tcp-source.js';
 import { parseUnicastTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
 import { lineWriter } from './lines.js';

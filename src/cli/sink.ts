@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { startTcpSink } from '../ends/tcp-sink.js';
 import { formatHostPort, parseListen } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { parseReader } from '../tcp/reader.js';
 import { declared } from './declared.js';
 import { sinkIperf3 } from './iperf3.js';
