@@ -81,6 +81,7 @@ export function pendingSysctls(pid = process.pid): SysctlState | undefined {
 /**
  * The changes other processes still running have made and not yet restored (their saved originals):
  * a benchmark that changes the same host-global sysctls refuses to start while there is one.
+ * @internal (exported for scripts/osiris-lab.ts and its test)
  */
 export function liveSysctlChanges(except = process.pid): SysctlState[] {
   if (!existsSync(stateDir())) return [];
