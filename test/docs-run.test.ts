@@ -92,7 +92,6 @@ before(() => {
   installWarnings = r.stderr;
 });
 
-
 test('README.md names every install script npm warns of when the tarball is installed, and its deny line silences them', {
   timeout: 120_000,
 }, () => {
