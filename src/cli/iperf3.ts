@@ -25,6 +25,15 @@ export async function blastIperf3(o: Opts): Promise<void> {
   const seconds = checkOption('duration', o.duration ?? OPTIONS.duration.default, '--duration');
   const size = Number(o.size);
   const out = lineWriter(Boolean(o.json), human);
+  // what was measured, from the intervals (the last, partial one included): said if a signal stops the test
+  const seen = { bytes: 0, seconds: 0 };
+  const emit: typeof out = (event, f) => {
+    if (event === 'interval') {
+      seen.bytes += Number((f as { bytes?: number }).bytes ?? 0);
+      seen.seconds = Number((f as { seconds?: number }).seconds ?? 0);
+    }
+    out(event, f);
+  };
   const signals = stopSignals();
   const result = await runIperf3Blast(
     {
@@ -38,13 +47,22 @@ export async function blastIperf3(o: Opts): Promise<void> {
       intervalSeconds: Number(o.interval),
       signal: signals.signal,
     },
-    out,
+    emit,
   ).catch((err) => {
     if (signals.received === undefined) throw err;
-    return undefined; // stopped by a signal: iperf3's test has no result to give
+    return undefined; // stopped by a signal: the iperf3 server's figures never came
   });
   if (result) out('result', result);
-  else process.stderr.write(`sockbuf: blast tcp --iperf3: stopped by ${signals.received}\n`);
+  else
+    out('interrupted', {
+      iperf3: true,
+      interrupted: signals.received,
+      reverse: Boolean(o.reverse),
+      streams: Number(o.parallel),
+      bytes: seen.bytes,
+      seconds: seen.seconds,
+      bytesPerSecond: seen.seconds > 0 ? seen.bytes / seen.seconds : 0,
+    });
   signals.dispose(); // after a signal: exit 130 or 143
 }
 
@@ -71,6 +89,8 @@ function streamLine(s: Record<string, unknown>): string {
 }
 
 function human(event: string, f: Record<string, unknown>): string {
+  if (event === 'interrupted')
+    return `${f.reverse ? 'received' : 'sent'} ${formatSize(n(f, 'bytes'))} in ${formatDuration(n(f, 'seconds'))} = ${rate(f)} over ${f.streams} stream(s); interrupted by ${f.interrupted} before the iperf3 server reported its figures`;
   if (event === 'interval')
     return `${formatDuration(n(f, 'seconds'))}  ${formatSize(n(f, 'bytes'))}  ${rate(f)}${f.rwndLimitedPct === undefined ? '' : `  rwnd-limited ${pct(f.rwndLimitedPct)}, sndbuf-limited ${pct(f.sndbufLimitedPct)}`}`;
   const server = (f.server ?? {}) as Record<string, unknown>;
@@ -128,6 +148,8 @@ function sinkHuman(event: string, f: Record<string, unknown>): string {
       return `${streamLine(f)}\n      ${formatSize(n(f, 'bytes'))} received, ${formatSize(n(f, 'sentBytes'))} sent, ${n(f, 'reads')} reads, mean ${formatSize(Math.round(n(f, 'meanReadBytes')))}${f.error ? `; error: ${f.error}` : ''}`;
     case 'test': {
       if (f.error) return `test ended in error: ${f.error}`;
+      if (f.interrupted)
+        return `iperf3 test interrupted: ${f.reverse ? 'sent' : 'received'} ${formatSize(n(f, f.reverse ? 'sentBytes' : 'bytes'))} in ${formatDuration(n(f, 'seconds'))} = ${rate(f)} over ${f.streams} stream(s) until then`;
       const c = (f.client ?? {}) as Record<string, unknown>;
       return (
         `iperf3 test: ${f.reverse ? 'sent' : 'received'} ${formatSize(n(f, f.reverse ? 'sentBytes' : 'bytes'))} in ${formatDuration(n(f, 'seconds'))} = ${rate(f)} over ${f.streams} stream(s); ` +
@@ -141,6 +163,6 @@ function sinkHuman(event: string, f: Record<string, unknown>): string {
       );
     }
     default:
-      return `${event}: ${f.tests} test(s), ${formatSize(n(f, 'bytes'))} received, ${formatSize(n(f, 'sentBytes'))} sent, ${f.errors} error(s)`;
+      return `${event}: ${f.tests} test(s)${n(f, 'interrupted') ? ` (${f.interrupted} interrupted)` : ''}, ${formatSize(n(f, 'bytes'))} received, ${formatSize(n(f, 'sentBytes'))} sent, ${f.errors} error(s)`;
   }
 }

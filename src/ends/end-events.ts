@@ -104,6 +104,8 @@ export interface Iperf3TestEvent extends LimitedShare {
   iperf3: true;
   streams: number;
   error?: string;
+  /** Cut by the sink's stop (a signal): the figures are what it moved until then. */
+  interrupted?: true;
   reverse?: boolean;
   seconds?: number;
   bytes?: number;
@@ -231,4 +233,6 @@ export interface Iperf3SinkResult {
   bytesPerSecond: number;
   errors: number;
   refused: number;
+  /** Tests cut by stop(true) (a signal), counted in tests with what they moved; not errors. */
+  interrupted: number;
 }

@@ -136,8 +136,13 @@ async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3Blas
   signal?.throwIfAborted();
   const ctrl = new ControlChannel(ctrlConn);
   const streams: Stream[] = [];
+  /** While the test sends: emits the interval so far (the last, partial one when stopped). */
+  let tick: (() => void) | undefined;
   // every read, write and wait below rejects once its socket is gone
   const abort = () => {
+    // stopped while sending: what was counted since the last interval is reported before the sockets go
+    if (signal?.aborted) tick?.();
+    tick = undefined;
     ctrl.conn.socket.destroy();
     for (const s of streams) s.conn.socket.destroy();
   };
@@ -178,7 +183,7 @@ async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3Blas
     const cpu0 = process.cpuUsage();
     for (const s of streams) s.conn.sample(); // the first interval's limited % counts from here
     let last = started;
-    const timer = setInterval(() => {
+    tick = () => {
       const now = performance.now();
       const dt = (now - last) / 1000;
       last = now;
@@ -198,7 +203,8 @@ async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3Blas
         ...limitedShare(per),
         streams: per,
       });
-    }, opts.intervalSeconds * 1000);
+    };
+    const timer = setInterval(() => tick?.(), opts.intervalSeconds * 1000);
     timer.unref();
     try {
       if (opts.reverse) await new Promise((r) => setTimeout(r, opts.seconds * 1000));
@@ -213,6 +219,7 @@ async function runTest(opts: Iperf3BlastOptions, emit: Emit): Promise<Iperf3Blas
       }
     } finally {
       clearInterval(timer);
+      tick = undefined;
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuUtil(process.cpuUsage(cpu0), seconds);

@@ -64,6 +64,10 @@ interface Test {
   data: Data[];
   /** The first stream's congestion control (read while its socket is open). */
   congestion?: string;
+  /** When the test began running (TEST_RUNNING), and whether it runs reversed. */
+  running?: { at: number; reverse: boolean };
+  /** Cut by stop(true) (a signal): counted as interrupted with what it moved, not as an error. */
+  interrupted?: boolean;
 }
 
 /** The first data stream's congestion control, as iperf3's server reports it. */
@@ -90,6 +94,7 @@ export class Iperf3Sink {
     seconds: 0,
     errors: 0,
     refused: 0,
+    interrupted: 0,
   };
 
   private constructor(
@@ -195,6 +200,7 @@ export class Iperf3Sink {
       ctrl.sendState(State.TEST_START);
       ctrl.sendState(State.TEST_RUNNING);
       let started = performance.now();
+      t.running = { at: started, reverse: p.reverse };
       let cpu0 = process.cpuUsage();
       // iperf3 -O: the first seconds are left out of the figures, as iperf3's server resets its stats
       const omit =
@@ -259,6 +265,10 @@ export class Iperf3Sink {
     } finally {
       for (const d of t.data) d.conn.socket.destroy();
       conn.socket.destroy();
+      if (error && t.interrupted && t.running) {
+        this.reportInterrupted(t, t.running);
+        error = undefined;
+      }
       if (error) {
         this.totals.errors++;
         this.totals.tests++;
@@ -339,6 +349,31 @@ export class Iperf3Sink {
     });
   }
 
+  /** A running test cut by stop(true): what it moved until then, said as interrupted. */
+  private reportInterrupted(t: Test, running: { at: number; reverse: boolean }): void {
+    const seconds = (performance.now() - running.at) / 1000;
+    const bytes = t.data.reduce((a, d) => a + receivedBytes(d), 0);
+    const sent = t.data.reduce((a, d) => a + sentBytes(d), 0);
+    Object.assign(this.totals, {
+      tests: this.totals.tests + 1,
+      interrupted: this.totals.interrupted + 1,
+      connections: this.totals.connections + t.data.length,
+      bytes: this.totals.bytes + bytes,
+      sentBytes: this.totals.sentBytes + sent,
+      seconds: this.totals.seconds + seconds,
+    });
+    this.emit('test', {
+      iperf3: true,
+      interrupted: true,
+      reverse: running.reverse,
+      streams: t.data.length,
+      seconds,
+      bytes,
+      sentBytes: sent,
+      bytesPerSecond: (running.reverse ? sent : bytes) / seconds,
+    });
+  }
+
   /** One line per data connection of the running test. */
   private interval(): void {
     const now = performance.now();
@@ -369,7 +404,10 @@ export class Iperf3Sink {
 
   /** Stops accepting; resolves `done` once the test in progress has ended (at once with `abort`). */
   async stop(abort = false): Promise<Iperf3SinkResult> {
-    if (abort) for (const d of this.test?.data ?? []) d.conn.socket.destroy();
+    if (abort && this.test) {
+      this.test.interrupted = true;
+      for (const d of this.test.data) d.conn.socket.destroy();
+    }
     if (!this.stopping) {
       this.stopping = true;
       void this.server.close(abort);
@@ -392,6 +430,7 @@ export class Iperf3Sink {
       bytesPerSecond: t.seconds > 0 ? (t.bytes + t.sentBytes) / t.seconds : 0,
       errors: t.errors,
       refused: t.refused,
+      interrupted: t.interrupted,
     });
   }
 }
