@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { SockbufError, UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
 import { checkWhole, MAX_DATAGRAM, OPTIONS } from '../policy/option-registry.js';
+import { checkHostPort, checkOptionalObject } from '../policy/shape.js';
 import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
@@ -124,4 +125,17 @@ export function checkDatagrams(
   }
   if (Array.isArray(to) && to.length < end)
     throw UsageError.invalid('to', `${to.length} destinations`, `one per datagram: ${end}`);
+}
+
+/** A sender's fixed `to`: a string, `{ host, port }` or an rinfo's `{ address, port }`, as sendBatch takes one. */
+export function checkTo(to: UdpSenderOptions['to']): HostPort | undefined {
+  if (to === undefined) return undefined;
+  return typeof to === 'string' ? parseTo(to) : checkHostPort(to, 'to', 1);
+}
+
+/** The options object itself (plain JS may pass anything) and `type`, the socket's family when no `to` decides it. */
+export function checkShape(o: UdpSenderOptions): void {
+  checkOptionalObject(o);
+  if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
+    throw UsageError.invalid('type', String(o.type), 'udp4 or udp6');
 }

@@ -11,9 +11,8 @@
 // benchmark tool's blast sends this way, stamping its header into the buffer first).
 import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
-import { formatHostPort, type HostPort, parseTo } from '../policy/address.js';
+import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveFirst } from '../policy/resolve.js';
-import { checkHostPort, checkOptionalObject } from '../policy/shape.js';
 import {
   EAGAIN,
   EINTR,
@@ -36,7 +35,9 @@ import {
   badDatagram,
   checkBatch,
   checkDatagrams,
+  checkShape,
   checkSndbuf,
+  checkTo,
   MAX_DATAGRAM,
   UdpSendError,
   type UdpSenderOptions,
@@ -90,18 +91,10 @@ export class UdpSender {
 
   /** A sender whose socket is made at once (for `to` given as an address); createUdpSender also waits for a host name to resolve. */
   constructor(o: UdpSenderOptions = {}) {
-    checkOptionalObject(o);
-    // `to` as a string, { host, port } or an rinfo's { address, port }, as sendBatch takes one
-    this.to =
-      o.to === undefined
-        ? undefined
-        : typeof o.to === 'string'
-          ? parseTo(o.to)
-          : checkHostPort(o.to, 'to', 1);
+    checkShape(o);
+    this.to = checkTo(o.to);
     this.batch = checkBatch(o.batch);
     const sndbuf = checkSndbuf(o.sndbuf);
-    if (o.type !== undefined && o.type !== 'udp4' && o.type !== 'udp6')
-      throw UsageError.invalid('type', String(o.type), 'udp4 or udp6');
     this.gso = new GsoLimit(gsoAvailable(o.gso ?? 'auto'));
     this.starts = new Int32Array(this.batch);
     this.counts = new Int32Array(this.batch);
