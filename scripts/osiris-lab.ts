@@ -8,7 +8,8 @@
 //            rebuilt from the installed beams' debug_info without their recbuf/sndbuf options, erlc,
 //            hot-loaded into both nodes) against Debian's pinned osiris, both at rmem_max = wmem_max =
 //            229376 (the thread's stock value), alternating, --runs times;
-//   table 2: Debian's osiris at rmem_max = wmem_max of each --values (its 229376 row: table 1's runs).
+//   table 2: Debian's osiris at rmem_max = wmem_max of each --values (its 229376 row: table 1's runs;
+//            --runs 0: table 2 alone, its 229376 row measured for it).
 // Per row: MB/s (mean, and the spread of the per-second figures), the replica sockets' rb (follower)
 // and tb (leader), the window scale the follower offers, the leader's rwnd- and sndbuf-limited shares
 // (mean over the 1 s samples in which it sent), and what `sockbuf inspect` flagged on the replica
@@ -32,7 +33,7 @@ import { readSysctlText } from '../src/sys/sysctl.js';
 import { type Measured, measure, type Osiris } from './lib/osiris-measure.js';
 import { checks, tables } from './lib/osiris-tables.js';
 import { builtCli } from './lib/pinned.js';
-import { cleanStaleBrokers, rabbitmqMissing } from './lib/rabbitmq.js';
+import { cleanStaleBrokers, rabbitmqMissing, removeAtExit } from './lib/rabbitmq.js';
 import { osirisEbin, osirisUnpinned } from './lib/rabbitmq-cluster.js';
 
 const LOCK = '/tmp/sockbuf-heavy.lock';
@@ -64,7 +65,7 @@ function options(argv: string[]) {
     if (v < 4096 || v > 2 ** 30) throw new Error(`--values: 4096 to 1 GiB each, got ${v}`);
   return {
     seconds,
-    runs: int(values.runs, '--runs', 1, 10),
+    runs: int(values.runs, '--runs', 0, 10),
     values: sysctl,
     rttMs: parseDuration(values.rtt, '--rtt') * 1000,
     kib: int(values.kib, '--kib', 1, 65536),
@@ -121,7 +122,9 @@ function plan(o: ReturnType<typeof options>): Variant[] {
   const out: Variant[] = [];
   for (let run = 1; run <= o.runs; run++)
     for (const osiris of ['patched', 'debian'] as const) out.push({ osiris, value: STOCK, run });
-  for (const value of o.values) if (value !== STOCK) out.push({ osiris: 'debian', value, run: 1 });
+  // table 2's stock row is table 1's Debian runs (with --runs 0: its own)
+  for (const value of o.values)
+    if (value !== STOCK || o.runs === 0) out.push({ osiris: 'debian', value, run: 1 });
   return out;
 }
 
@@ -157,6 +160,7 @@ async function main() {
   const cli = builtCli();
   const { version } = osirisEbin();
   const patched = mkdtempSync(join(tmpdir(), `sockbuf-rabbitmq-${process.pid}-osiris-`));
+  removeAtExit(patched);
   const rows: Measured[] = [];
   try {
     const removed = osirisUnpinned(patched);

@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Broker, labNetns, RABBITMQ_SERVER, startBroker } from './rabbitmq.js';
+import { type Broker, labNetns, RABBITMQ_SERVER, removeAtExit, startBroker } from './rabbitmq.js';
 
 /** Osiris's replica port range (its default port_range). */
 export const REPLICA_PORTS = { min: 6000, max: 6500 } as const;
@@ -92,6 +92,7 @@ async function hotLoad(b: Broker, patched: string): Promise<void> {
 export async function startCluster(lab: LabLike, o: { patched?: string; readyMs?: number } = {}) {
   // the cookie: one HOME for both (removed with the cluster; its name marks it as this pid's)
   const home = mkdtempSync(join(tmpdir(), `sockbuf-rabbitmq-${process.pid}-home-`));
+  const forget = removeAtExit(home);
   writeFileSync(join(home, '.erlang.cookie'), `SOCKBUF${process.pid}COOKIE${Date.now()}`, { mode: 0o400 });
   const node = (host: 'client' | 'server') => {
     const address = lab.hosts[host].ipv4;
@@ -115,6 +116,7 @@ export async function startCluster(lab: LabLike, o: { patched?: string; readyMs?
     stopping ??= (async () => {
       await Promise.all(brokers.map((b) => b.stop()));
       rmSync(home, { recursive: true, force: true });
+      forget();
     })();
     return stopping;
   };

@@ -186,6 +186,17 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * A directory of this run (a cluster's shared HOME, built modules) removed with the brokers at exit or
+ * on a signal; the returned function forgets it (the caller removed it itself).
+ */
+export function removeAtExit(dir: string): () => void {
+  installHandlers();
+  const entry = { pids: () => [], dir };
+  live.add(entry);
+  return () => live.delete(entry);
+}
+
 /** Kills brokers, epmds and clients that earlier runs of dead processes left, and their temp dirs. */
 export function cleanStaleBrokers(): string[] {
   const done: string[] = [];
