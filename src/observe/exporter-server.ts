@@ -7,6 +7,8 @@ import { statSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { type Metric, Registry } from 'prom-client';
 import { EnvironmentError, UsageError } from '../errors.js';
 import { formatHostPort } from '../policy/address.js';
@@ -17,6 +19,25 @@ import { registerHostMetrics } from './host-metrics.js';
 import { registerMetrics } from './metrics.js';
 import { Collectors, registerBuildInfo, registerScrapeMetrics } from './self-metrics.js';
 import { basicAuth, loadWebConfig, type WebConfig } from './web-config.js';
+
+const gzipped = promisify(gzip);
+
+/**
+ * Whether an Accept-Encoding header takes gzip: `gzip` (or `x-gzip`, or `*` when gzip is not named)
+ * with a q-value above 0 (RFC 9110 §12.5.3). Pure. @internal (exported for its test)
+ */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let star: boolean | undefined;
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    const ok = q === undefined || Number(q) > 0;
+    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') return ok;
+    if (name.trim() === '*') star = ok;
+  }
+  return star ?? false;
+}
 
 /** What startExporter takes: where it listens, which sockets it reports and how it is protected. */
 export interface ExporterOptions extends SocketMetricsOptions {
@@ -122,9 +143,16 @@ export async function startExporter(opts: ExporterOptions = {}): Promise<Exporte
     } else if (path === '/metrics') {
       try {
         scrapeStarted = performance.now();
-        const body = await registry.metrics();
+        const text = await registry.metrics();
+        // gzip when asked, as node_exporter and exporter-toolkit do (a 10 000-socket scrape is MBs)
+        const zipped = acceptsGzip(req.headers['accept-encoding']);
+        const body = zipped ? await gzipped(text) : text;
         res
-          .writeHead(200, { 'content-type': registry.contentType })
+          .writeHead(200, {
+            'content-type': registry.contentType,
+            vary: 'accept-encoding',
+            ...(zipped ? { 'content-encoding': 'gzip' } : {}),
+          })
           .end(req.method === 'HEAD' ? undefined : body);
       } catch (err) {
         res
