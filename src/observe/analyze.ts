@@ -358,35 +358,3 @@ export function filterRows(rows: InspectedSocket[], f: SocketFilter): InspectedS
       (!f.limitedOnly || r.limited),
   );
 }
-
-/**
- * Hysteresis across samples: a flag that the rules do not raise again stays on for up to `misses`
- * samples while its socket still moves data in the interval, marked as held; a socket that closed or
- * went idle loses it at once. A socket limited at a steady rate then stays flagged across scrapes
- * where one sample fell on a quiet instant (issue 36: 8 of 20 scrapes before).
- */
-export class FlagMemory {
-  private held = new Map<string, { flag: Flag; missed: number }>();
-  constructor(private readonly misses = 3) {}
-
-  /** Adds the held flags to `rows` (in place) and remembers this sample's. */
-  apply(rows: InspectedSocket[]): void {
-    const next = new Map<string, { flag: Flag; missed: number }>();
-    for (const r of rows) {
-      const id = `${r.protocol}|${r.cookie}|`;
-      for (const f of r.flags) next.set(id + f.kind, { flag: f, missed: 0 });
-      const moving = (r.sentBytesPerSecond ?? 0) > 0 || (r.receivedBytesPerSecond ?? 0) > 0;
-      if (!moving) continue;
-      for (const kind of FLAG_KINDS) {
-        const h = this.held.get(id + kind);
-        if (!h || next.has(id + kind) || h.missed >= this.misses) continue;
-        const reason = h.flag.reason.startsWith('(held)') ? h.flag.reason : `(held) ${h.flag.reason}`;
-        const flag = { kind, reason };
-        r.flags.push(flag);
-        r.limited = true;
-        next.set(id + kind, { flag, missed: h.missed + 1 });
-      }
-    }
-    this.held = next;
-  }
-}

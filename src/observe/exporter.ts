@@ -3,14 +3,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { checkWhole, OPTIONS } from '../policy/option-registry.js';
 import { TCP_STATES } from '../sys/constants.js';
-import {
-  analyze,
-  FLAG_KINDS,
-  FlagMemory,
-  type HostLimits,
-  type InspectedSocket,
-  type Snapshot,
-} from './analyze.js';
+import { analyze, FLAG_KINDS, type HostLimits, type InspectedSocket, type Snapshot } from './analyze.js';
+import { ChronoWindow } from './chrono-window.js';
+import { FlagMemory } from './flag-memory.js';
 import { readHostLimits, takeSnapshot } from './inspect.js';
 import { type SocketOwner, socketOwners } from './owners.js';
 import { pinInfo } from './pin-advice.js';
@@ -123,8 +118,8 @@ export function groupSeries(
 const LIVE_STATES = ALL_STATES & ~(1 << TCP_STATES.indexOf('time-wait'));
 
 /**
- * Per-socket metrics from a sock_diag sample taken at each scrape; ratios cover the time since the
- * previous scrape. Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
+ * Per-socket metrics from a sock_diag sample taken at each scrape; ratios cover 1-2 minutes
+ * (ChronoWindow), flags hold through quiet scrapes (FlagMemory). Series: sockbuf_socket_{rwnd,sndbuf}_limited_ratio, sockbuf_socket_receive_buffer_bytes
  * (rb), sockbuf_socket_receive_queue_bytes (r), sockbuf_socket_send_buffer_bytes (tb),
  * sockbuf_socket_drops_total (d), sockbuf_socket_rtt_seconds, sockbuf_socket_busy_ratio,
  * sockbuf_socket_flagged{kind}, sockbuf_socket_owner_info{command, pid}, sockbuf_socket_listen_drops_total
@@ -141,6 +136,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   let prev: Snapshot | undefined;
   let sample: { at: number; rows: InspectedSocket[]; series: Group[] } | undefined;
   const memory = new FlagMemory();
+  const ratios = new ChronoWindow();
   // /proc/*/fd is read again only when a socket that gets series has no known owner yet and was not
   // looked for by the last scan: a steady set of limited sockets costs no scan, and neither does one
   // whose owner cannot be read (another user's, without the capabilities) or is gone; each scan reads
@@ -155,6 +151,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
         const cur = takeSnapshot({ owners: false, states: LIVE_STATES });
         const rows = analyze(cur, host, prev);
         prev = cur;
+        ratios.apply(rows, cur.sockets, cur.atMs); // ratios over 1-2 minutes; flags over the interval
         return rows;
       }, []);
       memory.apply(all);
@@ -195,12 +192,12 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   const ratio = (p?: number) => (p === undefined ? undefined : p / 100);
   perSocket(
     'sockbuf_socket_rwnd_limited_ratio',
-    "Share of busy sending time limited by the peer's receive window since the previous scrape.",
+    "Share of busy sending time limited by the peer's receive window over the last 1-2 minutes (the time since the previous scrape, when that is longer).",
     (r) => ratio(r.rwndLimitedPct),
   );
   perSocket(
     'sockbuf_socket_sndbuf_limited_ratio',
-    'Share of busy sending time limited by the send buffer since the previous scrape.',
+    'Share of busy sending time limited by the send buffer over the last 1-2 minutes (the time since the previous scrape, when that is longer).',
     (r) => ratio(r.sndbufLimitedPct),
   );
   perSocket('sockbuf_socket_receive_buffer_bytes', 'Receive buffer limit (skmem rb).', (r) => r.rcvbufBytes);
@@ -241,7 +238,7 @@ export function registerSocketMetrics(registry: Registry, opts: SocketMetricsOpt
   );
   perSocket(
     'sockbuf_socket_busy_ratio',
-    'Share of the time since the previous scrape the socket was busy sending (tcp_info busy time).',
+    'Share of the time the socket was busy sending (tcp_info busy time) over the last 1-2 minutes (the time since the previous scrape, when that is longer).',
     (r) => r.busyRatio,
   );
   const join = (xs: (string | number)[]) =>

@@ -7,13 +7,13 @@ import { IPPROTO_TCP, IPPROTO_UDP, NETLINK_SOCK_DIAG, TCP_STATES } from '../sys/
 import { netlinkDump } from '../sys/netlink.js';
 import {
   analyze,
-  FlagMemory,
   filterRows,
   type HostLimits,
   type InspectedSocket,
   type Snapshot,
   type SocketFilter,
 } from './analyze.js';
+import { FlagMemory } from './flag-memory.js';
 import { socketOwners } from './owners.js';
 import { readSysctl } from './proc.js';
 import { ALL_STATES, type DiagSocket, encodeDiagRequest, INET_DIAG, parseDiagChunk } from './sockdiag.js';

@@ -3,12 +3,12 @@ import { test } from 'node:test';
 import {
   analyze,
   autotunedWscale,
-  FlagMemory,
   filterRows,
   type HostLimits,
   type InspectedSocket,
   type Snapshot,
 } from '../../src/observe/analyze.js';
+import { FlagMemory } from '../../src/observe/flag-memory.js';
 import type { DiagSocket } from '../../src/observe/sockdiag.js';
 import { IPPROTO_TCP, IPPROTO_UDP } from '../../src/sys/constants.js';
 import type { MemInfo } from '../../src/sys/meminfo.js';
