@@ -4,7 +4,7 @@
 import { runIperf3Blast } from '../ends/iperf3/iperf3-blast.js';
 import { Iperf3Sink } from '../ends/iperf3/iperf3-sink.js';
 import { UsageError } from '../errors.js';
-import { parseListen, parseUnicastTo } from '../policy/address.js';
+import { formatHostPort, parseListen, parseUnicastTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
 import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
@@ -139,7 +139,7 @@ export async function sinkIperf3(o: Opts): Promise<void> {
 function sinkHuman(event: string, f: Record<string, unknown>): string {
   switch (event) {
     case 'ready':
-      return `listening on ${f.host}:${f.port} for iperf3 clients`;
+      return `listening on ${formatHostPort({ host: String(f.host), port: n(f, 'port') })} for iperf3 clients`;
     case 'interval':
       return `[${f.stream}] ${formatDuration(n(f, 'seconds'))}  ${formatSize(n(f, 'bytes'))}  ${rate(f)}  ${n(f, 'reads')} reads, buffer ${formatSize(n(f, 'readerSizeBytes'))}`;
     case 'refused':
