@@ -75,9 +75,11 @@ function options(argv: string[]): Options {
   return {
     bytes: parseSize(values.bytes, '--bytes'),
     repeat: Math.max(1, count(values.repeat, 'repeat')),
+    // an adaptive reader's bounds are joined with '+' in the list, as in bench drain: adaptive:max=64K+poll=0
     readers: parseList(values.readers, '--readers', (v, o) => {
-      parseReader(v, o);
-      return v;
+      const reader = v.replace(/\+/g, ',');
+      parseReader(reader, o);
+      return reader;
     }),
     cSize: parseSize(values['c-size'], '--c-size'),
     frame: parseSize(values.frame, '--frame'),

@@ -8,25 +8,19 @@
 // came soon after polling stopped grows it, a long sleep shrinks it, so a stream whose reads come further
 // apart than the bound never polls at all. The price is the reader's CPU, so it is capped: polling that
 // spends more than two thirds of its time finding nothing (a stream much slower than the reader) rests
-// for a while. So while it polls, the reader's CPU does at most 3 × what its reads take. It starts only
-// on a connection that has read 256 MiB (POLL_AFTER_BYTES), and by default only
-// a loopback peer's stream polls (pollBound in src/tcp/reader.ts): that is where the gain was measured.
+// for a while. So while it polls, the reader's CPU does at most 3 × what its reads take. Whether a stream
+// polls is learned on the connection (src/tcp/probe.ts: polling is one of the prober's arms, kept only
+// where it drained the stream faster), and by default only a loopback peer's stream may poll (pollBound
+// in src/tcp/reader.ts): that is where the gain was measured.
 
 /** The bound on the window by default: the kernel's haltpoll default (200 µs), which drained fastest here. */
 export const POLL_DEFAULT_US = 200;
 /**
- * Polling starts only after a read of at least this much: the kernel had queued more than a loopback
- * segment (64 KiB), so the stream outruns the reader. Request/response traffic never polls.
+ * Polling starts only after a read of at least this much: the reader's prober (src/tcp/probe.ts) runs on
+ * reads this large (its HOT_BYTES), a stream that outruns small reads. Request/response traffic never
+ * polls. Whether a hot stream polls at all is the prober's to learn: it tries polling as one of its arms.
  */
-export const POLL_START_BYTES = 64 * 1024;
-/**
- * …and only on a connection that has read this much. For about 90 ms after polling starts, a loopback
- * sender waits for 'drain' 2–7 ms in every 10 (the receiver advertises a smaller window meanwhile; why, we
- * have not found), so a 256 MiB stream drained slower with polling from its start: 0.88–0.89 × the best
- * fixed read size from a Node sender, 0.74 × a C reader from a C sender (1.02 without polling). A stream
- * that has already carried 256 MiB is long enough to repay that (scripts/drain-bench.ts measures it).
- */
-export const POLL_AFTER_BYTES = 256 * 1024 * 1024;
+export const POLL_START_BYTES = 32 * 1024;
 /** Polling's share of time that found nothing is judged over this span (µs)… */
 export const POLL_SPAN_US = 10_000;
 /** …and when more than two thirds of it found nothing, polling rests this long (µs). */

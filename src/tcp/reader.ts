@@ -11,17 +11,22 @@ import { UsageError } from '../errors.js';
 import { isLoopback } from '../policy/address.js';
 import { durationMs, parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
-import { POLL_AFTER_BYTES, POLL_DEFAULT_US, poller } from './poll.js';
+import { POLL_DEFAULT_US, poller } from './poll.js';
+import { ReadProbe } from './probe.js';
 import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
 
 /**
  * Node pays ~1.5–3 µs of its own per read (the onread callback's trip from libuv into JavaScript), so
- * fewer, larger reads drain faster; past 256 KiB a read's copy no longer stays in a core's L2 (Erlang/OTP
- * found 128–256 KiB best and 1 MiB slower, seed 002). The adaptive reader grows to 256 KiB at most;
- * scripts/drain-bench.ts measures it against fixed sizes and a C read() loop.
+ * fewer, larger reads drain faster, until a read's copy no longer stays in a core's cache (Erlang/OTP
+ * found 128–256 KiB best and 1 MiB slower, seed 002; on the next host 64 KiB was best): where the knee
+ * lies is the host's. A hot stream's cap is learned on the connection (src/tcp/probe.ts), starting at
+ * PROBE_START_BYTES, between 32 KiB and the max; scripts/drain-bench.ts measures it against fixed sizes,
+ * node:net and a C read() loop.
  */
 export const ADAPTIVE_MIN_BYTES = 512;
-export const ADAPTIVE_MAX_BYTES = 256 * 1024;
+export const ADAPTIVE_MAX_BYTES = 1024 * 1024;
+/** The prober's first cap: what libuv reads per call for node:net (a start, not a tuned value). */
+export const PROBE_START_BYTES = 64 * 1024;
 /** What Node's 'data' path reads into: libuv suggests 64 KiB per read. */
 export const DATA_READ_BYTES = 64 * 1024;
 
@@ -190,6 +195,11 @@ export interface ReaderStats {
   meanReadBytes: number;
   /** Reads by size: `le` is the bucket's upper bound in bytes (a power of two), `reads` the count. */
   readSizeHistogram: { le: number; reads: number }[];
+  /**
+   * The adaptive reader's learned arm (src/tcp/probe.ts), once it has read: the cap on its read size,
+   * whether it polls, and how many probes it ran and moves it made.
+   */
+  probe?: { capBytes: number; polling: boolean; probes: number; moves: number };
 }
 
 /** Receives each chunk synchronously; the view is only valid during the call. May throw to close. */
@@ -206,6 +216,7 @@ export class Reader {
   private readonly sizer: AdaptiveSizer | null;
   private readonly own: Buffer | null;
   private readonly hist = new Array<number>(33).fill(0);
+  private probe: ReadProbe | null = null;
   private socket: net.Socket | null = null;
 
   constructor(spec: ReaderSpec) {
@@ -231,12 +242,28 @@ export class Reader {
     const spec = this.spec;
     // decided at the first read, when the peer is known (a client's socket is attached before it connects)
     let poll = spec.kind !== 'adaptive' ? 0 : spec.poll === 'loopback' ? -1 : spec.poll;
+    let polls = false;
     const callback = (n: number, buf: Uint8Array): boolean => {
       const full = n >= buf.length;
       this.count(n, full);
       sizer.record(n);
       if (poll < 0) poll = pollBound(spec, this.socket?.remoteAddress);
-      if (poll > 0 && this.bytes >= POLL_AFTER_BYTES) poller.read(n, poll);
+      if (spec.kind === 'adaptive') {
+        if (this.probe === null) {
+          this.probe = new ReadProbe({
+            min: sizer.min,
+            max: sizer.max,
+            initial: Math.min(Math.max(PROBE_START_BYTES, sizer.min), sizer.max),
+            canPoll: poll > 0,
+          });
+          sizer.ceiling = this.probe.arm.cap;
+        }
+        if (this.probe.read(performance.now() * 1000, n, buf.length)) {
+          sizer.ceiling = this.probe.current.cap;
+          polls = this.probe.current.poll;
+        }
+      }
+      if (polls) poller.read(n, poll);
       return this.deliver(full ? buf : buf.subarray(0, n));
     };
     if (this.own) return { buffer: this.own, callback };
@@ -294,6 +321,14 @@ export class Reader {
       shrinks: s ? s.shrinks : 0,
       meanReadBytes: this.reads ? this.bytes / this.reads : 0,
       readSizeHistogram: this.hist.flatMap((reads, i) => (reads ? [{ le: 2 ** i, reads }] : [])),
+      ...(this.probe && {
+        probe: {
+          capBytes: this.probe.arm.cap,
+          polling: this.probe.arm.poll,
+          probes: this.probe.probes,
+          moves: this.probe.moves,
+        },
+      }),
     };
   }
 }

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 //   the way the kernel keeps srtt: avg8 += n - avg8/8).
 // - When the EWMA falls below a quarter of the buffer, the buffer halves, down to `min`.
 // - `fixed` pins the size: it never changes.
+// - `ceiling` (at most `max`) bounds the growth for now: the reader's prober (src/tcp/probe.ts) moves it.
 // After a one-off burst the EWMA decays by 7/8 per small read, so the first halving comes within a few
 // reads, and from then on each read halves the buffer until it is back within 4 × the EWMA.
 
@@ -27,6 +28,7 @@ export class AdaptiveSizer {
   readonly max: number;
   readonly fixed: boolean;
   #size: number;
+  #ceiling: number;
   #grows = 0;
   #shrinks = 0;
   /** EWMA of read sizes × 8. */
@@ -47,6 +49,7 @@ export class AdaptiveSizer {
         { value: String(initial), expected: `${min} to ${max} bytes` },
       );
     this.#size = initial;
+    this.#ceiling = max;
     this.avg8 = initial * 8; // until reads say otherwise, assume they fill the buffer
   }
 
@@ -58,6 +61,18 @@ export class AdaptiveSizer {
   /** The size to read into next. */
   get size(): number {
     return this.#size;
+  }
+
+  /** How far the size may grow for now (min..max; default max). */
+  get ceiling(): number {
+    return this.#ceiling;
+  }
+
+  /** Bounds the growth to `cap` (clamped to min..max); a size above it comes down to it now. */
+  set ceiling(cap: number) {
+    if (this.fixed) return;
+    this.#ceiling = Math.min(Math.max(cap, this.min), this.max);
+    if (this.#size > this.#ceiling) this.#size = this.#ceiling;
   }
 
   /** How many times the size doubled. */
@@ -80,8 +95,8 @@ export class AdaptiveSizer {
     this.avg8 = (this.avg8 + n - (this.avg8 >>> 3)) >>> 0;
     if (this.fixed) return;
     if (n >= this.#size) {
-      if (this.#size < this.max) {
-        this.#size = Math.min(this.#size * 2, this.max);
+      if (this.#size < this.#ceiling) {
+        this.#size = Math.min(this.#size * 2, this.#ceiling);
         this.#grows++;
       }
     } else if (this.avg8 >>> 3 < this.#size >>> 2 && this.#size > this.min) {

@@ -23,7 +23,8 @@ export interface ResultRow {
   [key: string]: unknown;
 }
 
-export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped';
+/** 'too noisy': measured, but a ratio's interval was too wide to judge (the suite exits 1: rerun). */
+export type VerdictStatus = 'reproduced' | 'not reproduced' | 'skipped' | 'too noisy';
 
 /** What a seed's verdict says of a results document: reproduced, not reproduced or not measured, and why. */
 export interface SeedVerdict {
