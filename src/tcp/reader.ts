@@ -256,10 +256,10 @@ export class Reader {
             initial: Math.min(Math.max(PROBE_START_BYTES, sizer.min), sizer.max),
             canPoll: poll > 0,
           });
-          sizer.ceiling = this.probe.arm.cap;
+          sizer.limit(this.probe.arm.cap);
         }
         if (this.probe.read(performance.now() * 1000, n, buf.length)) {
-          sizer.ceiling = this.probe.current.cap;
+          sizer.limit(this.probe.current.cap);
           polls = this.probe.current.poll;
         }
       }

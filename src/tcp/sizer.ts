@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 //   the way the kernel keeps srtt: avg8 += n - avg8/8).
 // - When the EWMA falls below a quarter of the buffer, the buffer halves, down to `min`.
 // - `fixed` pins the size: it never changes.
-// - `ceiling` (at most `max`) bounds the growth for now: the reader's prober (src/tcp/probe.ts) moves it.
+// - `limit(cap)` (at most `max`) bounds the growth for now: the reader's prober (src/tcp/probe.ts) moves it.
 // After a one-off burst the EWMA decays by 7/8 per small read, so the first halving comes within a few
 // reads, and from then on each read halves the buffer until it is back within 4 × the EWMA.
 
@@ -63,13 +63,13 @@ export class AdaptiveSizer {
     return this.#size;
   }
 
-  /** How far the size may grow for now (min..max; default max). */
+  /** How far the size may grow for now (min..max; default max; see limit). */
   get ceiling(): number {
     return this.#ceiling;
   }
 
-  /** Bounds the growth to `cap` (clamped to min..max); a size above it comes down to it now. */
-  set ceiling(cap: number) {
+  /** Bounds the growth to `cap` (clamped to min..max); a size above it comes down to it at once. */
+  limit(cap: number): void {
     if (this.fixed) return;
     this.#ceiling = Math.min(Math.max(cap, this.min), this.max);
     if (this.#size > this.#ceiling) this.#size = this.#ceiling;

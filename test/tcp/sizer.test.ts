@@ -144,3 +144,22 @@ test('size, grows and shrinks are read-only: only record() moves them', () => {
   s.record(64);
   assert.deepEqual([s.size, s.grows, s.shrinks], [128, 1, 0]);
 });
+
+test('limit(cap) bounds the growth for now and brings a larger size down at once; a fixed sizer ignores it', () => {
+  const s = new AdaptiveSizer({ min: 512, max: 1 << 20 });
+  s.limit(64 * 1024);
+  for (let i = 0; i < 20; i++) s.record(s.size);
+  assert.equal(s.size, 64 * 1024, 'full reads grow it to the cap, no further');
+  assert.equal(s.ceiling, 64 * 1024);
+  s.limit(256 * 1024);
+  s.record(s.size);
+  s.record(s.size);
+  assert.equal(s.size, 256 * 1024);
+  s.limit(32 * 1024);
+  assert.equal(s.size, 32 * 1024, 'down to the new cap at once');
+  s.limit(1 << 30);
+  assert.equal(s.ceiling, 1 << 20, 'clamped to max');
+  const f = AdaptiveSizer.pinned(8192);
+  f.limit(1024);
+  assert.equal(f.size, 8192);
+});

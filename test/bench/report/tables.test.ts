@@ -14,7 +14,7 @@ test('one table per scenario and placement, find-max apart, seed-style columns w
   const lab = textTable(t[2]);
   assert.match(lab, /\(lab, rtt 2 ms\)/);
   assert.match(lab, /rcvbuf:229376\s+8192\s+187\s+-69\.0 %/);
-  assert.match(textTable(t[0]), /^data\s+2\.15\s+1\.00 ×/m);
+  assert.match(textTable(t[0]), /^data\s+2\.15\s+1\.9 %\s+1\.00 ×/m);
 });
 
 test('an unknown scenario gets a generic table of its parameters and unit-suffixed columns', () => {
