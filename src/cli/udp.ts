@@ -78,9 +78,10 @@ export function registerSinkUdp(sink: Command): void {
         {
           onReady: (info) => {
             if (o.json) event('ready', { ...info });
+            // the ready line as sink tcp prints it: stdout, `listening on [HOST]:PORT`, then the detail
             else
-              process.stderr.write(
-                `sink udp: listening on ${formatHostPort(info)} (${info.receiver}${info.gro ? '+gro' : ''}, rcvbuf ${formatSize(info.rcvbuf)})\n`,
+              process.stdout.write(
+                `listening on ${formatHostPort(info)} (${info.receiver}${info.gro ? '+gro' : ''}, rcvbuf ${formatSize(info.rcvbuf)})\n`,
               );
           },
           onInterval: (i) => {
