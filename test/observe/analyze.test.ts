@@ -455,3 +455,36 @@ test('FlagMemory holds a flag for up to 3 samples while the socket moves data, m
   memory.apply(idle);
   assert.equal(idle[0].limited, false, 'a socket that moved nothing loses the flag at once');
 });
+
+test('a pinned sender of bursts (busy 10 % of the interval) with its queue at the limit now: pinned-sndbuf; its queue empty now: not', () => {
+  // issue 44: 1 MiB every 3 s through SO_SNDBUF 2 KiB (tb 4.5 KiB) across 40 ms is busy ~0.45 s a
+  // burst, never the half of a 2 s interval the rule asked for
+  const then = tcp(
+    53870,
+    5399,
+    {
+      rtt: 41000,
+      minRtt: 40300,
+      unacked: 3,
+      sndCwnd: 56,
+      sndWnd: 572416,
+      busyTime: 1e6,
+      bytesAcked: 1e6,
+      lastDataSent: 5,
+    },
+    { sndbuf: 4608, wmemQueued: 4608 },
+  );
+  then.remoteHost = '10.201.0.2';
+  then.wqueue = 4344;
+  const [, now] = pair(then, { busyTime: 1_200_000, bytesAcked: 1_020_000 });
+  now.wqueue = 4344;
+  const [row] = analyze(snap([now], 2000), HOST_6_18, snap([then], 0));
+  assert.deepEqual(
+    row.flags.map((f) => f.kind),
+    ['pinned-sndbuf'],
+  );
+  assert.equal(row.busyRatio, 0.1);
+  const empty = { ...now, wqueue: 0, skmem: { ...now.skmem, wmemQueued: 0 } } as typeof now;
+  const [quiet] = analyze(snap([empty], 2000), HOST_6_18, snap([then], 0));
+  assert.equal(quiet.limited, false, 'between bursts the rule does not find it (FlagMemory holds it)');
+});
