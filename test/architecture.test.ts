@@ -339,7 +339,10 @@ export function misnamedEntries(files: TreeFile[]): string[] {
 const LONG_FILES: Record<string, string> = {
   'ends/tcp-sink.ts':
     "one class: a sink's connections, hello detection, verification, echo and far-end caps (≈ 420)",
-  'ends/tcp-source.ts': 'the blast: streams, pacing, the deadline and the result (≈ 400)',
+  'ends/iperf3/iperf3-sink.ts':
+    "one class: an iperf3 server's test from PARAM_EXCHANGE to IPERF_DONE, its reports and an interrupted test's (≈ 440)",
+  'ends/tcp-source.ts':
+    'the blast: streams, pacing, the deadline, the result and a failure said with its context (≈ 490)',
   'udp/socket.ts':
     "node:dgram's Socket: one documented method per node method, the state kept in socket-*.ts (≈ 410)",
   'policy/option-registry.ts':

@@ -9,6 +9,7 @@ import type net from 'node:net';
 import { EnvironmentError, PeerError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { formatDuration, formatSize } from '../policy/units.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -213,6 +214,33 @@ export async function openStreams(
   return conns;
 }
 
+/** A sink that refuses a hello does so at once: a failure this soon, with no secret sent, is likely that. */
+const REFUSED_WITHIN_SECONDS = 2;
+
+/**
+ * A stream's failure (EPIPE, ECONNRESET, a close before the end) as a PeerError naming the sink, what
+ * this end was doing, what it had moved, and the likely cause where it is known.
+ */
+function peerFailure(err: unknown, opts: TcpBlastOptions, streams: Stream[], started: number): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!(err instanceof PeerError) && code !== 'EPIPE' && code !== 'ECONNRESET') return err;
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = streams.reduce((a, s) => a + streamBytes(s, opts.reverse), 0);
+  const where = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
+  const doing = `${opts.reverse ? 'receiving from' : 'sending to'} the sink at ${where}`;
+  const cause =
+    opts.secret === undefined && !opts.raw && seconds < REFUSED_WITHIN_SECONDS
+      ? "; the far end refused: set SOCKBUF_SECRET (a sockbuf serve far end closes a connection whose hello lacks the test's secret; remote's ready line gives it)"
+      : code === 'ECONNRESET'
+        ? '; the receiver reset the connection (it exited, or closed with bytes unread)'
+        : '';
+  const what = (err as Error).message;
+  return new PeerError(
+    `${doing}: ${what} after ${formatSize(bytes)} in ${formatDuration(seconds)} over ${streams.length} stream(s)${cause}`,
+    { cause: err },
+  );
+}
+
 /** `sockbuf blast tcp`: resolves with the result once every stream has ended; `emit` gets the intervals. */
 export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<TcpBlastResult> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
@@ -401,7 +429,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       }),
     ).catch((err) => {
       // cut short by us: the streams' errors are the cut's; the result says what it had
-      if (!cutShort) throw err;
+      if (!cutShort) throw peerFailure(err, opts, streams, started);
     });
   } finally {
     clearInterval(timer);

@@ -130,11 +130,20 @@ const SNDBUF_SHARE =
 /** A rate: `10`, `0.0167` (humanize would say `16.67m`). */
 const RATE = '{{ $value | printf "%.3g" }}';
 
-/** ` Sockets dropping: a:p (10/s), b:p (2/s).`: this instance's sockets whose `series` rose in 5 minutes. */
+/** ` (beam.smp, pid 42)` for a series `$s` of the range: its owner, from sockbuf_socket_owner_info. */
+const OWNER_OF_S =
+  '{{ range printf `sockbuf_socket_owner_info{instance=%q,protocol=%q,role=%q,address=%q,port=%q}` ' +
+  '$s.Labels.instance $s.Labels.protocol $s.Labels.role $s.Labels.address $s.Labels.port | query }}' +
+  ' ({{ .Labels.command }}, pid {{ .Labels.pid }}){{ end }}';
+
+/**
+ * ` Sockets dropping: a:p (beam.smp, pid 42) (10/s), b:p (2/s).`: this instance's sockets whose
+ * `series` rose in 5 minutes, each with its process where the exporter could read the owner.
+ */
 const sockets = (series: string, what: string) =>
   `{{ with printf \`topk(5, rate(${series.replace('}', ',instance=%q}')}[5m]) > 0)\` $labels.instance | query }}` +
   ` ${what}: {{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s.Labels.address }}:{{ $s.Labels.port }}` +
-  ' ({{ $s.Value | printf "%.3g" }}/s){{ end }}.{{ end }}';
+  `${OWNER_OF_S} ({{ $s.Value | printf "%.3g" }}/s){{ end }}.{{ end }}`;
 
 const advise = (a: Advice, where = '') => `Cause: ${a.cause}. What to do${where}: ${a.fix}.`;
 

@@ -13,6 +13,7 @@ import { Counter } from 'prom-client';
 import { formatHostPort, parseTo } from '../policy/address.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
+import { printable } from '../policy/printable.js';
 import { probeMetrics, runProbe } from './probe.js';
 import { checkTarget, coversEverything, type ProbeAllowList, parseProbeAllow } from './probe-allow.js';
 import { PROBE_MODULES, PROBE_PORTS, type ProbeModule, type ProbeResult } from './probe-figures.js';
@@ -97,6 +98,22 @@ export function parseProbeQuery(
 }
 
 /** The /probe handler, its options checked at once (UsageError naming the option). */
+const clients = new WeakMap<http.IncomingMessage, string>();
+
+/** Who sent a request (`[::1]:40000`), read while it was connected; said plainly when it never was. */
+function clientOf(req: http.IncomingMessage): string {
+  let who = clients.get(req);
+  if (who === undefined) {
+    const { remoteAddress: host, remotePort: port } = req.socket;
+    who =
+      host === undefined
+        ? 'a client that had already disconnected'
+        : formatHostPort({ host, port: port ?? 0 });
+    clients.set(req, who);
+  }
+  return who;
+}
+
 export function probeHandler(opts: ProbeOptions): ProbeHandler {
   const allow: ProbeAllowList = parseProbeAllow(opts.allow, 'allow');
   const duration =
@@ -132,12 +149,15 @@ export function probeHandler(opts: ProbeOptions): ProbeHandler {
   ) => {
     const why = { 400: 'bad-query', 403: 'not-allowed', 429: 'target-busy' }[status as 400] ?? 'too-many';
     refused.inc({ reason: why });
-    const text = cutLong(reason);
-    log(`probe refused (${status}) from ${req.socket.remoteAddress}: ${text}`);
+    // a reason quotes the query: its control characters are shown escaped, in the body and the log
+    const text = printable(cutLong(reason));
+    log(`probe refused (${status}) from ${clientOf(req)}: ${text}`);
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...extra }).end(`${text}\n`);
   };
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // read now: once the client has left, the socket no longer says who it was
+    clientOf(req);
     const q = parseProbeQuery(new URL(req.url ?? '/', 'http://x').searchParams);
     if ('error' in q) return refuse(req, res, 400, q.error);
     // name look-ups are bounded too: a flood of requests cannot queue resolver work without end
@@ -189,7 +209,9 @@ export function probeHandler(opts: ProbeOptions): ProbeHandler {
         const rate =
           r.bytesPerSecond === undefined ? '' : `, ${((r.bytesPerSecond * 8) / 1e9).toFixed(2)} Gbit/s`;
         log(
-          `probe ${key} from ${req.socket.remoteAddress}: ${r.success ? 'success' : r.error}${rate} in ${r.durationSeconds.toFixed(2)} s`,
+          printable(
+            `probe ${key} from ${clientOf(req)}: ${r.success ? 'success' : r.error}${rate} in ${r.durationSeconds.toFixed(2)} s`,
+          ),
         );
         const { contentType, body } = await probeMetrics(r);
         if (!res.destroyed)
@@ -197,7 +219,7 @@ export function probeHandler(opts: ProbeOptions): ProbeHandler {
       })
       .catch((err: Error) => {
         if (!res.headersSent)
-          res.writeHead(500, { 'content-type': 'text/plain' }).end(`${cutLong(err.message)}\n`);
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`${printable(cutLong(err.message))}\n`);
       });
   };
   return Object.assign(handler, { metrics: [refused] });

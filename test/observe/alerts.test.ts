@@ -136,6 +136,8 @@ const input = [
   series('sockbuf_socket_owner_info', { ...statsd, command: 'statsd', pid: '100' }, '1x40'),
   series('sockbuf_socket_drops_total', web, '0+60x40'),
   series('sockbuf_socket_listen_drops_total', web, '0+60x40'),
+  // its owner (issue 44): the listen-drop alert names the process
+  series('sockbuf_socket_owner_info', { ...web, command: 'nginx', pid: '808' }, '1x40'),
   series('sockbuf_socket_drops_total', busyConn, '0+120x40'),
   series('sockbuf_socket_listen_drops_total', busyConn, '0x40'),
   series('sockbuf_socket_flagged', { ...broker, kind: 'pinned-rcvbuf' }, '1x40'),
@@ -288,14 +290,14 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
     alert(
       { ...H1, severity: 'warning' },
       'host1:9477 drops 11 UDP datagrams/s on full receive buffers',
-      `Udp RcvbufErrors rise on host1:9477. Sockets dropping: 0.0.0.0:8125 (10/s). ${cause(ADVICE.udpRcvbuf)}`,
+      `Udp RcvbufErrors rise on host1:9477. Sockets dropping: 0.0.0.0:8125 (statsd, pid 100) (10/s). ${cause(ADVICE.udpRcvbuf)}`,
     ),
   ],
   SockbufTcpListenDrops: [
     alert(
       { ...H1, severity: 'warning' },
       'host1:9477 drops 1 incoming TCP connections/s at full accept queues',
-      'TcpExt ListenDrops (ListenOverflows included) rise on host1:9477. Listeners dropping: 127.0.0.1:8080 (1/s). ' +
+      'TcpExt ListenDrops (ListenOverflows included) rise on host1:9477. Listeners dropping: 127.0.0.1:8080 (nginx, pid 808) (1/s). ' +
         cause(ADVICE.listenDrops),
     ),
   ],

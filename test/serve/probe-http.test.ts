@@ -150,12 +150,12 @@ test('403 outside the allow-list, 429 for a target being probed, 503 past the ca
     await next.text();
     // each refusal logged with the client's address, and counted by reason on /metrics
     assert.ok(
-      lines.some((l) => /^probe refused \(429\) from 127\.0\.0\.1: /.test(l)) &&
-        lines.some((l) => /^probe refused \(403\) from 127\.0\.0\.1: /.test(l)),
+      lines.some((l) => /^probe refused \(429\) from 127\.0\.0\.1:\d+: /.test(l)) &&
+        lines.some((l) => /^probe refused \(403\) from 127\.0\.0\.1:\d+: /.test(l)),
       lines.join('\n'),
     );
     assert.ok(
-      lines.some((l) => /^probe iperf3 127\.0\.0\.1:\d+ from 127\.0\.0\.1: /.test(l)),
+      lines.some((l) => /^probe iperf3 127\.0\.0\.1:\d+ from 127\.0\.0\.1:\d+: /.test(l)),
       lines.join('\n'),
     );
     const metrics = await (await fetch(exp.url)).text();
