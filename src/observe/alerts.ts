@@ -97,6 +97,10 @@ const IN_PROGRAM = (
 };
 
 const SYSCTL = { receive: 'net.core.rmem_max', send: 'net.core.wmem_max' } as const;
+/** The setters whose words carry their own ways out (osiris): the ceiling then leaves out the generic two. */
+const OWN_WAYS_OUT = SETTERS.filter((p) => p.waysOut)
+  .map((p) => `(eq .Labels.setter "${p.id}")`)
+  .join(' ');
 /**
  * ` It sits at the kernel's ceiling, 2 × net.core.rmem_max (…)` where the exporter saw the series'
  * pinned buffer at twice the sysctl, ` net.core.rmem_max is unknown …` where it could not read it,
@@ -110,8 +114,8 @@ const CEILING = (buffer: 'receive' | 'send', lead = ' It') => {
   return (
     `{{ with ${PIN(buffer)} | query }}{{ with index . 0 }}{{ if eq .Labels.ceiling "yes" }}${lead} sits at the ` +
     `kernel's ceiling, 2 × ${name}${value}: the program asked ${buffer === 'receive' ? 'SO_RCVBUF' : 'SO_SNDBUF'} for at least that ` +
-    `much and the kernel clamped it, where autotuning would allow ${AUTOTUNING(buffer)}; two ways out: stop setting it, or raise ` +
-    `${name}, which keeps it pinned.{{ else if eq .Labels.ceiling "unknown" }} ${name} is unknown on this host (the exporter ` +
+    `much and the kernel clamped it, where autotuning would allow ${AUTOTUNING(buffer)}{{ if not (or ${OWN_WAYS_OUT}) }}; two ways out: stop setting it, or raise ` +
+    `${name}, which keeps it pinned{{ end }}.{{ else if eq .Labels.ceiling "unknown" }} ${name} is unknown on this host (the exporter ` +
     `cannot read it), so whether this size is the kernel's ceiling is unknown.{{ end }}{{ end }}{{ end }}`
   );
 };

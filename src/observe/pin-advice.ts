@@ -30,9 +30,10 @@ export const coreMax = (h: HostLimits, side: BufferSide) => (side === 'receive' 
 /**
  * Whether a pinned buffer of `bytes` (skmem rb or tb) sits at the kernel's ceiling, in words; '' for
  * one pinned below it (reported as before). Where the sysctl cannot be read it says so: unknown,
- * never a guessed default. Pure.
+ * never a guessed default. `waysOut` false leaves the two ways out to a setter that has its own
+ * (osiris: no setting stops the call). Pure.
  */
-export function ceilingText(side: BufferSide, bytes: number, h: HostLimits): string {
+export function ceilingText(side: BufferSide, bytes: number, h: HostLimits, waysOut = true): string {
   const name = SYSCTL[side];
   const max = coreMax(h, side);
   if (max === undefined)
@@ -42,8 +43,8 @@ export function ceilingText(side: BufferSide, bytes: number, h: HostLimits): str
   return (
     `it sits at the kernel's ceiling, 2 × ${name} (${name} = ${max}, ${formatSize(max)}): the program asked ` +
     `${OPTION[side]} for at least ${max} bytes and the kernel clamped it; autotuning would allow up to ` +
-    `${formatSize(auto)} (${AUTOTUNING[side]} max): stop setting it (autotuning then sizes it), or raise ${name}, ` +
-    'which keeps it pinned'
+    `${formatSize(auto)} (${AUTOTUNING[side]} max)` +
+    (waysOut ? `: stop setting it (autotuning then sizes it), or raise ${name}, which keeps it pinned` : '')
   );
 }
 
@@ -72,15 +73,19 @@ export function advisePins(row: AdvisedRow, host: HostLimits, ctx: PlaceContext,
     who && text ? `; in ${who.command} (${who.what}): ${text}` : '';
   for (const f of row.flags) {
     if (f.kind === 'pinned-rcvbuf' && row.rcvbufBytes !== undefined) {
-      f.reason += clause(ceilingText('receive', row.rcvbufBytes, host)) + inProgram(own, own?.rcvbuf);
+      const text = own?.rcvbuf;
+      f.reason +=
+        clause(ceilingText('receive', row.rcvbufBytes, host, !(text && own?.waysOut))) + inProgram(own, text);
     } else if ((f.kind === 'pinned-sndbuf' || f.kind === 'sndbuf-limited') && row.sndbufBytes !== undefined) {
-      f.reason += clause(ceilingText('send', row.sndbufBytes, host)) + inProgram(own, own?.sndbuf);
+      const text = own?.sndbuf;
+      f.reason +=
+        clause(ceilingText('send', row.sndbufBytes, host, !(text && own?.waysOut))) + inProgram(own, text);
     } else if (f.kind === 'rwnd-limited') {
       f.reason += peer ? inProgram(peerSetter, peerSetter?.rcvbuf) : inProgram(own, own?.peerRcvbuf);
       const tb = row.sndbufBytes;
       const wmem = host.wmemMax;
       if (tb !== undefined && wmem !== undefined && tb === 2 * wmem && tb < host.tcpWmemMax)
-        f.reason += `; its own send buffer is pinned too: ${ceilingText('send', tb, host)}${inProgram(own, own?.sndbuf)}`;
+        f.reason += `; its own send buffer is pinned too: ${ceilingText('send', tb, host, !(own?.sndbuf && own.waysOut))}${inProgram(own, own?.sndbuf)}`;
     }
   }
 }

@@ -63,6 +63,8 @@ export interface Setter {
   sndbuf?: string;
   /** For a sender held back by its peer's window (rwnd-limited): who sets the peer's receive buffer. */
   peerRcvbuf?: string;
+  /** Its words carry their own ways out (osiris: no setting stops the call), said instead of the generic two. */
+  waysOut?: boolean;
 }
 
 /** osiris's replica ports: its port_range, 6000–6500 by default (RabbitMQ stream replication). */
@@ -97,6 +99,7 @@ export const SETTERS: readonly Setter[] = [
     rcvbuf:
       'osiris sets it on its replica listener from replica_recbuf (default 2041500; advanced.config {osiris, [{replica_recbuf, N}]}); ' +
       OSIRIS_RELEASES('net.core.rmem_max', 2041500),
+    waysOut: true,
   },
   {
     id: 'osiris-leader',
@@ -108,6 +111,7 @@ export const SETTERS: readonly Setter[] = [
       OSIRIS_RELEASES('net.core.wmem_max', 1469880),
     peerRcvbuf:
       "the follower's osiris sets the receive buffer of its replica socket from replica_recbuf (default 2041500), clamped to 2 × its net.core.rmem_max",
+    waysOut: true,
   },
   {
     id: 'erlang-dist-listen',

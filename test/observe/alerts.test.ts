@@ -130,7 +130,7 @@ const input = [
     series('sockbuf_socket_flagged', { ...s, kind: 'sndbuf-limited' }, '1x40'),
   ]),
   series('sockbuf_socket_owner_info', { ...sender, command: 'java' }, '1x40'),
-  series('sockbuf_socket_pin_info', { ...sender, buffer: 'send', setter: 'java', ceiling: 'no' }, '1x40'),
+  series('sockbuf_socket_pin_info', { ...sender, buffer: 'send', setter: 'java', ceiling: 'yes' }, '1x40'),
   series('sockbuf_socket_drops_total', statsd, '0+600x40'),
   series('sockbuf_socket_drops_total', quiet, '500x40'),
   series('sockbuf_socket_owner_info', { ...statsd, command: 'statsd', pid: '100' }, '1x40'),
@@ -195,12 +195,12 @@ const RCV_DESCRIPTION = (port: string, fix: string, ceiling = '') =>
   'while data keeps arriving at about a window per round trip (queue half full, drops, or its sender rwnd-limited); ' +
   'the size is skmem rb, twice what the program set. ' +
   `Cause: ${ADVICE.pinnedRcvbuf.cause}.${ceiling} What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: rb, wscale).`;
-const SND_DESCRIPTION = (port: string, fix: string) =>
+const SND_DESCRIPTION = (port: string, fix: string, ceiling = '') =>
   'On host1:9477 it carries load and its own send buffer holds it back: the send queue stays at a limit far below ' +
   "tcp_wmem max with less in flight than cwnd and the peer's window allow (or sndbuf-limited above 50% of busy time), " +
   "so it moves about one buffer per round trip; below two segments each round trip waits for the peer's delayed ACK; " +
   'the size is skmem tb, twice what the program set. ' +
-  `Cause: ${ADVICE.pinnedSndbuf.cause}. What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: tb, Send-Q, rtt against minrtt).`;
+  `Cause: ${ADVICE.pinnedSndbuf.cause}.${ceiling} What to do: ${fix} Confirm with sockbuf inspect --port ${port} (or ss -tmi: tb, Send-Q, rtt against minrtt).`;
 
 const alert = (labels: Labels, summary: string, description: string) => ({
   exp_labels: labels,
@@ -225,8 +225,7 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
         "time); the peer's window scale and window show a small pinned receive buffer. " +
         cause(ADVICE.pinnedRcvbuf, ' (on the receiving side)') +
         " Its own send buffer is pinned too: it sits at the kernel's ceiling, 2 × net.core.wmem_max (net.core.wmem_max = 229376): " +
-        'the program asked SO_SNDBUF for at least that much and the kernel clamped it, where autotuning would allow up to 4MiB; ' +
-        'two ways out: stop setting it, or raise net.core.wmem_max, which keeps it pinned.' +
+        'the program asked SO_SNDBUF for at least that much and the kernel clamped it, where autotuning would allow up to 4MiB.' +
         ` In beam.smp (${LEADER.what}): ${LEADER.peerRcvbuf}; its own send buffer: ${LEADER.sndbuf}.` +
         ' Where the receiver is another host with sockbuf, its SockbufReceiveBufferPinned alert names the program.',
     ),
@@ -252,9 +251,9 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
       RCV_DESCRIPTION(
         '6000',
         `In beam.smp (${FOLLOWER.what}): ${FOLLOWER.rcvbuf}.`,
+        // osiris's own words carry the ways out (no setting stops the call): not the generic two
         " It sits at the kernel's ceiling, 2 × net.core.rmem_max (net.core.rmem_max = 229376): the program asked SO_RCVBUF " +
-          'for at least that much and the kernel clamped it, where autotuning would allow up to 32MiB; two ways out: ' +
-          'stop setting it, or raise net.core.rmem_max, which keeps it pinned.',
+          'for at least that much and the kernel clamped it, where autotuning would allow up to 32MiB.',
       ),
     ),
   ],
@@ -267,7 +266,13 @@ const firing: Record<string, ReturnType<typeof alert>[]> = {
     alert(
       { ...sender, severity: 'warning' },
       'java (pid 7) pinned the send buffer of tcp socket to 10.0.0.3:9000 to an unknown size where autotuning offers up to 4MiB: sndbuf-limited 75% of its busy time',
-      SND_DESCRIPTION('9000', `In java (${JAVA.what}): ${JAVA.sndbuf}.`),
+      SND_DESCRIPTION(
+        '9000',
+        `In java (${JAVA.what}): ${JAVA.sndbuf}.`,
+        " It sits at the kernel's ceiling, 2 × net.core.wmem_max (net.core.wmem_max = 229376): the program asked SO_SNDBUF " +
+          'for at least that much and the kernel clamped it, where autotuning would allow up to 4MiB; two ways out: stop ' +
+          'setting it, or raise net.core.wmem_max, which keeps it pinned.',
+      ),
     ),
   ],
   SockbufStalledReader: [

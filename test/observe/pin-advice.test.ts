@@ -133,6 +133,9 @@ test("advisePins: the follower's pin names the ceiling and replica_recbuf; the l
   assert.match(f, /net\.core\.rmem_max = 229376/);
   assert.match(f, /replica_recbuf/);
   assert.doesNotMatch(f, /tcp_listen_options/);
+  // osiris's own ways out, not the generic "stop setting it": no setting stops osiris's call
+  assert.doesNotMatch(f, /stop setting it/);
+  assert.match(f, /no setting removes the call\. Ways out: raise net\.core\.rmem_max/);
   const leader = {
     ...tcp(45678, 6000),
     command: 'beam.smp',
