@@ -10,6 +10,8 @@ type Fn = ((...args: any[]) => any) & { async: (...args: any[]) => void };
 const require = createRequire(import.meta.url);
 // biome-ignore lint/suspicious/noExplicitAny: koffi's module object
 let koffiMod: any;
+// biome-ignore lint/suspicious/noExplicitAny: koffi's library object
+let libc: any;
 const fns = new Map<string, Fn>();
 
 const PROTOTYPES = {
@@ -59,12 +61,20 @@ export function fn(name: keyof typeof PROTOTYPES): Fn {
   let f = fns.get(name);
   if (f) return f;
   assertLinux(name);
-  const k = koffi();
-  const lib = k.load('libc.so.6');
+  libc ??= koffi().load('libc.so.6');
   const proto = PROTOTYPES[name];
-  f = lib.func(name === 'ioctlInt' ? proto.replace('ioctlInt', 'ioctl') : proto) as Fn;
+  f = libc.func(name === 'ioctlInt' ? proto.replace('ioctlInt', 'ioctl') : proto) as Fn;
   fns.set(name, f);
   return f;
+}
+
+/**
+ * Binds `names` now (and loads koffi and libc): a thread whose later calls must not bind anything,
+ * as the UDP reader thread, which Node may stop at any moment of its exit (shared-ring.ts's LIFE).
+ */
+export function bindNow(...names: (keyof typeof PROTOTYPES)[]): void {
+  for (const name of names) fn(name);
+  koffi().errno();
 }
 
 /** errno of the last failed call on this thread. */

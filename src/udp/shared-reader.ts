@@ -13,6 +13,7 @@ import {
   BATCH,
   COMMANDS,
   ENTRIES,
+  LIFE,
   NAME,
   OP,
   SCOUNT,
@@ -55,6 +56,12 @@ export interface ReaderSink {
 const LINGER_MS = 2000;
 /** The longest the loop takes ring entries before it lets the event loop turn (timers, other I/O). */
 const TURN_MS = 1;
+/**
+ * The longest the process's exit waits for the thread to leave its loop (shared-ring.ts's LIFE): it
+ * takes well under a millisecond (its epoll_wait is woken, its round has at most MAX_EVENTS reads),
+ * or the ~10 ms of koffi's load when the exit comes while the thread starts.
+ */
+const EXIT_WAIT_MS = 2000;
 
 class SharedReader {
   private readonly d: SharedRingData;
@@ -86,6 +93,8 @@ class SharedReader {
   private linger: NodeJS.Timeout | undefined;
   /** Whether a socket ever asked for the thread (start()), not only the preload (prestart()). */
   private wanted = false;
+  /** The process is exiting: no thread starts any more. */
+  private ending = false;
 
   constructor() {
     const epfd = epollCreate();
@@ -110,10 +119,32 @@ class SharedReader {
     this.commands = new Int32Array(this.d.commands);
     this.dropWhenFull = new Uint8Array(this.d.dropWhenFull);
     this.counters = new Float64Array(this.d.counters);
-    // at exit, the thread leaves its epoll_wait at once rather than at its next timeout
-    process.once('exit', () => {
-      if (this.worker) this.command(OP.EXIT, -1, 0);
-    });
+    // before any other 'exit' listener (one that throws would skip the rest)
+    process.prependOnceListener('exit', () => this.stopForExit());
+  }
+
+  /**
+   * At process exit, before Node stops the thread: a thread that has not claimed its life never
+   * will; one that runs is asked to stop and waited for until it makes no more koffi calls
+   * (shared-ring.ts's LIFE). Node's own stop would otherwise land in one and abort the process.
+   */
+  private stopForExit(): void {
+    this.ending = true;
+    const { ctrl } = this;
+    for (;;) {
+      const life = Atomics.load(ctrl, SCTRL.LIFE);
+      if (life !== LIFE.NEW && life !== LIFE.RUNNING) break;
+      if (Atomics.compareExchange(ctrl, SCTRL.LIFE, life, LIFE.STOP) !== life) continue;
+      if (life === LIFE.NEW) return;
+      eventFdSignal(this.d.evfd);
+      break;
+    }
+    const end = performance.now() + EXIT_WAIT_MS;
+    while (Atomics.load(ctrl, SCTRL.LIFE) === LIFE.STOP) {
+      const left = end - performance.now();
+      if (left <= 0) return;
+      Atomics.wait(ctrl, SCTRL.LIFE, LIFE.STOP, left);
+    }
   }
 
   /**
@@ -167,6 +198,8 @@ class SharedReader {
 
   private launch(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
+    if (this.ending)
+      return Promise.reject(workerFailure('sockbuf/dgram', { error: 'the process is exiting' }));
     const after = this.exiting ?? Promise.resolve();
     this.ready ??= after.then(() => this.spawn());
     return this.ready;
@@ -174,6 +207,8 @@ class SharedReader {
 
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      // the previous thread, if any, has exited: this one's life begins
+      Atomics.store(this.ctrl, SCTRL.LIFE, LIFE.NEW);
       const w = spawnWorker(new URL('./shared-reader.worker', import.meta.url), { workerData: this.d });
       this.worker = w;
       w.on('message', (m: { ready?: boolean; error?: string; errno?: number; syscall?: string }) => {

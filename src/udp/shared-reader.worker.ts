@@ -5,12 +5,14 @@
 // round), so a busy socket cannot starve the others. When the ring is full it waits for the main
 // thread, unless the socket asked to drop (a bounded queue delay): then it reads and counts. Commands from the main thread (release a socket, close one, exit) come through a
 // queue and an eventfd, and run at the end of a round, so that no fd is closed (and its number
-// reused) while this round may still read it.
+// reused) while this round may still read it. It touches koffi only while it owns its life
+// (shared-ring.ts's LIFE): at process exit the main thread asks it to stop and waits until it has
+// left, so Node never stops it inside a koffi call (that aborted the process).
 import { getPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EAGAIN, EINTR, MSG_DONTWAIT, MSG_TRUNC } from '../sys/constants.js';
 import { EPOLL_EVENT_SIZE, epollDel, epollEventAt, epollWait, eventFdDrain } from '../sys/epoll.js';
-import { fn, setThreadNice } from '../sys/libc.js';
+import { bindNow, fn, setThreadNice } from '../sys/libc.js';
 import { CMSG_TIMESPEC_SPACE, MsgVec, recvmmsg } from '../sys/mmsg.js';
 import { SysError } from '../sys/sys-error.js';
 import { failureMessage } from '../sys/worker.js';
@@ -21,6 +23,7 @@ import {
   COMMANDS,
   DATA_BYTES,
   ENTRIES,
+  LIFE,
   NAME,
   OP,
   SCOUNT,
@@ -44,8 +47,31 @@ const IDLE_WAIT_MS = 50;
  */
 const GATHER_MS = 0.5;
 
+/** Thrown out of a wait for ring room when the main thread asks the thread to stop (process exit). */
+const STOP = Symbol('stop');
+
+/**
+ * The thread's life: it claims NEW → RUNNING before it loads koffi (the main thread may have swapped
+ * in STOP first: the process is exiting, and the thread never touches koffi), and stores DONE once
+ * it makes no more koffi calls, for the main thread that waits on it at exit.
+ */
 function run(d: SharedRingData, ready: () => void): void {
   const ctrl = new Int32Array(d.ctrl);
+  if (Atomics.compareExchange(ctrl, SCTRL.LIFE, LIFE.NEW, LIFE.RUNNING) !== LIFE.NEW) return;
+  try {
+    loop(d, ctrl, ready);
+  } catch (e) {
+    if (e !== STOP) throw e;
+  } finally {
+    Atomics.store(ctrl, SCTRL.LIFE, LIFE.DONE);
+    Atomics.notify(ctrl, SCTRL.LIFE);
+  }
+}
+
+function loop(d: SharedRingData, ctrl: Int32Array, ready: () => void): void {
+  // every libc function it calls, bound now: nothing is bound late, in a round or a command
+  bindNow('epoll_wait', 'epoll_ctl', 'read', 'close', 'recvmmsg', 'setpriority', 'gettid');
+  const stopping = () => Atomics.load(ctrl, SCTRL.LIFE) === LIFE.STOP;
   const ids = new Int32Array(d.ids);
   const counts = new Int32Array(d.counts);
   const times = new Float64Array(d.times);
@@ -89,6 +115,7 @@ function run(d: SharedRingData, ready: () => void): void {
       const tail = Atomics.load(ctrl, SCTRL.TAIL);
       if (!isFull(head, tail, ENTRIES)) return entryOf(head, ENTRIES);
       if (drop) return ENTRIES;
+      if (stopping()) throw STOP;
       Atomics.wait(ctrl, SCTRL.TAIL, tail, FULL_WAIT_MS);
     }
   };
@@ -119,6 +146,7 @@ function run(d: SharedRingData, ready: () => void): void {
         return skip ? 0 : at;
       }
       if (drop) return -1;
+      if (stopping()) throw STOP;
       Atomics.wait(ctrl, SCTRL.TAIL, Atomics.load(ctrl, SCTRL.TAIL), FULL_WAIT_MS);
     }
   };
@@ -206,6 +234,7 @@ function run(d: SharedRingData, ready: () => void): void {
     const waitStart = performance.now();
     const n = epollWait(d.epfd, events, MAX_EVENTS, IDLE_WAIT_MS);
     const waited = performance.now() - waitStart;
+    if (stopping()) return;
     if (n === -EINTR) continue;
     if (n < 0) throw new SysError('epoll_wait', -n);
     let wake = false;

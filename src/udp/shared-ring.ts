@@ -43,8 +43,21 @@ export const SCTRL = {
   /** The reader thread's eventfd and epoll fd, for the record. */
   EVENT_FD: 6,
   EPOLL_FD: 7,
-  SIZE: 8,
+  /** Where the reader thread is in its life (LIFE): the exit handshake with the main thread. */
+  LIFE: 8,
+  SIZE: 9,
 } as const;
+
+/**
+ * The reader thread's life, for the exit handshake. Node stops a worker at process exit by
+ * terminating its JavaScript: a koffi call in that thread from then on (loading libc, binding a
+ * function: koffi's own N-API calls fail, and the exception it throws about it cannot be thrown
+ * either) aborts the whole process (`FATAL ERROR: Error::ThrowAsJavaScriptException napi_throw`,
+ * exit 134). So the thread touches koffi only between NEW → RUNNING (its own compare-and-swap,
+ * before it loads koffi) and its store of DONE; at 'exit' the main thread swaps NEW → STOP (the
+ * thread will never start) or RUNNING → STOP and waits for DONE before Node may stop the thread.
+ */
+export const LIFE = { NEW: 0, RUNNING: 1, STOP: 2, DONE: 3 } as const;
 
 // An entry's count: the datagrams in it; 0 marks a released socket (OP.RELEASE); below zero, −errno of
 // a failed receive (ECONNREFUSED after an ICMP error on a connected socket …).
