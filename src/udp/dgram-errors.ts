@@ -2,7 +2,7 @@
 // address, port), so that code which tests `err.code` or `instanceof RangeError` on a node:dgram
 // socket behaves the same on sockbuf's. Pure. Node's own builders are internal (lib/internal/errors);
 // these follow their texts for the cases a datagram socket meets.
-import { inspect } from 'node:util';
+import { getSystemErrorName, inspect } from 'node:util';
 import { ERRNO_NAMES } from '../sys/constants.js';
 
 type ErrorClass = ErrorConstructor | RangeErrorConstructor | TypeErrorConstructor;
@@ -42,10 +42,23 @@ export function validatePort(port: unknown, allowZero: boolean): number {
     (typeof port === 'string' && port.trim().length === 0) ||
     +port !== +port >>> 0 ||
     +port > 0xffff ||
-    (+port === 0 && !allowZero)
+    (port === 0 && !allowZero) // as Node: the number 0 only ('0' is let through, and sends as no port)
   )
     throw errBadPort(port, allowZero);
   return +port | 0;
+}
+
+/** Node's validateAbortSignal: undefined, or an object with `aborted` (ERR_INVALID_ARG_TYPE otherwise). */
+export function validateAbortSignal(
+  signal: unknown,
+  name: string,
+): asserts signal is AbortSignal | undefined {
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal)))
+    throw nodeError(
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      `The "${name}" property must be an instance of AbortSignal. Received ${received(signal, 25)}`,
+    );
 }
 
 export const errNotRunning = () => nodeError(Error, 'ERR_SOCKET_DGRAM_NOT_RUNNING', 'Not running');
@@ -98,7 +111,8 @@ export function validateUint32(value: unknown, name: string): void {
 
 export const BUFFER_TYPES = 'of type string or an instance of Buffer, TypedArray, or DataView';
 
-const codeOf = (negErrno: number) => ERRNO_NAMES[-negErrno] ?? `E${-negErrno}`;
+// libuv's names (Node's own), for the errnos sockbuf's table does not list (EDESTADDRREQ …)
+const codeOf = (negErrno: number) => ERRNO_NAMES[-negErrno] ?? getSystemErrorName(negErrno);
 
 /** Node's ErrnoException: `${syscall} ${code}`, with errno (negative, as libuv's), code, syscall. */
 export function errnoException(negErrno: number, syscall: string): Error {

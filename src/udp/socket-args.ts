@@ -133,7 +133,8 @@ export interface BindOptions {
 /** bind([port][, address][, callback]) or bind(options[, callback]): what to bind, and the callback. */
 export function readBindArgs(args: unknown[]): {
   port: unknown;
-  address: string;
+  /** As given (a string, or what dns.lookup then refuses synchronously, as node:dgram's bind does). */
+  address: unknown;
   exclusive: boolean;
   fd: number | undefined;
   callback: (() => void) | undefined;
@@ -145,7 +146,7 @@ export function readBindArgs(args: unknown[]): {
     const o = first as BindOptions;
     return { port: o.port, address: o.address || '', exclusive: !!o.exclusive, fd: o.fd, callback };
   }
-  const address = typeof second === 'function' || second == null ? '' : String(second);
+  const address = typeof second === 'function' || second == null ? '' : second;
   return {
     port: typeof first === 'function' ? 0 : first,
     address,

@@ -14,6 +14,14 @@ export interface Destination {
   port: number;
 }
 
+/** A datagram sent with no address on a socket not connected (to port 0): `shown` is the address its error names. */
+export interface Unaddressed {
+  shown: string | undefined;
+}
+
+const addressed = (d: Destination | Unaddressed | undefined): d is Destination =>
+  d !== undefined && 'port' in d;
+
 /** What the queue sends through (UdpSender on the socket's descriptor). */
 export interface BatchTransport {
   /** Sends datagrams [from, end); returns how many the kernel took; throws { errno, index, count } for a refused one. */
@@ -22,8 +30,10 @@ export interface BatchTransport {
   writable(ms: number): Promise<unknown>;
 }
 
-/** The largest datagram sent: 65535 − IPv4 header − UDP header (over IPv6 the kernel would take 20 more). */
+/** The largest datagram sent in a batch, and over IPv4: 65535 − IPv4 header − UDP header. */
 export const MAX_PAYLOAD = MAX_DATAGRAM;
+/** Over IPv6 (the header is not counted in its payload length), as node:dgram: 65535 − UDP header. Sent alone. */
+export const MAX_PAYLOAD6 = 65_527;
 
 interface Refusal {
   errno: number;
@@ -36,7 +46,7 @@ const isRefusal = (e: unknown): e is Refusal =>
 
 export class SendQueue {
   private datagrams: Uint8Array[] = [];
-  private dests: (Destination | undefined)[] = [];
+  private dests: (Destination | Unaddressed | undefined)[] = [];
   private callbacks: (SendCallback | undefined)[] = [];
   private at = 0;
   private scheduled = false;
@@ -53,7 +63,11 @@ export class SendQueue {
   ) {}
 
   /** Queues a datagram; it leaves at the end of this tick with the others queued in it. */
-  push(data: Uint8Array, to: Destination | undefined, callback: SendCallback | undefined): void {
+  push(
+    data: Uint8Array,
+    to: Destination | Unaddressed | undefined,
+    callback: SendCallback | undefined,
+  ): void {
     if (this.closed) return;
     this.datagrams.push(data);
     this.dests.push(to);
@@ -101,7 +115,8 @@ export class SendQueue {
 
   private fail(i: number, errno: number): void {
     const d = this.dests[i];
-    this.done(i, exceptionWithHostPort(-errno, 'send', d?.address, d?.port));
+    const where = addressed(d) ? d : { address: d?.shown, port: undefined };
+    this.done(i, exceptionWithHostPort(-errno, 'send', where.address, where.port));
   }
 
   /** Sends the queue from `at`: runs to one kind of destination (addressed or connected) at a time. */
@@ -117,18 +132,14 @@ export class SendQueue {
         this.at++;
         continue;
       }
-      const addressed = dests[from] !== undefined;
+      const to = addressed(dests[from]);
+      // one over the batched sender's limit (IPv6's largest) goes alone, with one sendto
       let stop = from + 1;
-      while (stop < end && (dests[stop] !== undefined) === addressed && datagrams[stop].length <= this.max)
-        stop++;
+      if (datagrams[from].length <= MAX_PAYLOAD)
+        while (stop < end && addressed(dests[stop]) === to && datagrams[stop].length <= MAX_PAYLOAD) stop++;
       let n: number;
       try {
-        n = this.transport.trySendBatch(
-          datagrams,
-          addressed ? (dests as Destination[]) : undefined,
-          from,
-          stop,
-        );
+        n = this.transport.trySendBatch(datagrams, to ? (dests as Destination[]) : undefined, from, stop);
       } catch (e) {
         if (!isRefusal(e)) throw e;
         for (let i = from; i < e.index; i++) this.done(i, null);

@@ -33,6 +33,7 @@ import {
   errNotRunning,
   errnoException,
   exceptionWithHostPort,
+  validateAbortSignal,
   validatePort,
   validateUint32,
 } from './dgram-errors.js';
@@ -48,7 +49,7 @@ import {
 import { socketDefaults } from './socket-defaults.js';
 import { SocketOptionsMixin } from './socket-options.js';
 import { SocketReceiver } from './socket-receive.js';
-import { type Destination, MAX_PAYLOAD, SendQueue } from './socket-send.js';
+import { type Destination, MAX_PAYLOAD, MAX_PAYLOAD6, SendQueue } from './socket-send.js';
 import { type DgramSocketStats, socketStats } from './socket-stats.js';
 import { socketTransport } from './socket-transport.js';
 
@@ -92,6 +93,7 @@ export class Socket extends SocketOptionsMixin {
     if (o.sendBufferSize) validateUint32(o.sendBufferSize, 'options.sendBufferSize');
     if (typeof listener === 'function') this.on('message', listener);
     const signal = o.signal;
+    validateAbortSignal(signal, 'options.signal');
     if (signal !== undefined) {
       const onAbort = () => {
         if (this.isOpen) this.close();
@@ -155,7 +157,8 @@ export class Socket extends SocketOptionsMixin {
       this.startListening();
       return this;
     }
-    const address = a.address || (this.family === 4 ? '0.0.0.0' : '::');
+    // a non-string address goes to the lookup as node:dgram's does: dns.lookup throws ERR_INVALID_ARG_TYPE now
+    const address = (a.address || (this.family === 4 ? '0.0.0.0' : '::')) as string;
     this.lookup(address, (err, ip) => {
       if (!this.isOpen) return;
       if (err || !ip) {
@@ -214,7 +217,7 @@ export class Socket extends SocketOptionsMixin {
         };
     }
     if (this.o.sendBufferSize) this.setSendBufferSize(this.o.sendBufferSize);
-    this.sends = new SendQueue(socketTransport(fd), MAX_PAYLOAD);
+    this.sends = new SendQueue(socketTransport(fd), this.family === 6 ? MAX_PAYLOAD6 : MAX_PAYLOAD);
     // reading starts now, as node:dgram's (a datagram with no 'message' listener is read and dropped)
     this.receiver = new SocketReceiver(fd, this.type, this, {
       maxQueueDelay: this.o.maxQueueDelay,
@@ -246,11 +249,14 @@ export class Socket extends SocketOptionsMixin {
 
   /** As node:dgram's send(): what one tick queues goes out in one sendmmsg call. */
   send(msg: unknown, ...rest: unknown[]): void {
-    const a = readSendArgs([msg, ...rest], this.connectState === 'connected', errIsConnected);
+    const connected = this.connectState === 'connected';
+    const a = readSendArgs([msg, ...rest], connected, errIsConnected);
     this.healthCheck();
     if (this.bindState === 'unbound') this.bind({ port: 0, exclusive: true }, null);
     const go = () => this.dispatch(a.data, a.port, a.address, a.callback);
-    if (this.bindState !== 'bound') this.enqueue(go);
+    // as node:dgram, whose queued send runs send() again with port '0' made 0: that throws, after bind
+    if (this.bindState !== 'bound')
+      this.enqueue(a.port === 0 && !connected ? () => validatePort(0, false) : go);
     else go();
   }
 
@@ -274,8 +280,9 @@ export class Socket extends SocketOptionsMixin {
         if (cb) process.nextTick(cb, exceptionWithHostPort(-EINVAL, 'send', address, port));
         return;
       }
-      const to: Destination = { address: ip, port };
-      sends.push(data, to, cb);
+      // port 0 ('0' passes node's check): node:dgram sends with no address, and the kernel says EDESTADDRREQ
+      if (port === 0) return sends.push(data, { shown: address }, cb);
+      sends.push(data, { address: ip, port } satisfies Destination, cb);
     });
   }
 

@@ -621,3 +621,153 @@ const corners: Case[] = [
 ];
 
 conformance(corners);
+
+/** Issue 45's: where node:dgram throws (or calls back) and sockbuf/dgram once did otherwise. */
+const issue45: Case[] = [
+  {
+    name: 'bind(0, 5): ERR_INVALID_ARG_TYPE thrown at once (dns.lookup refuses a number), bound never; a second bind is refused',
+    async run(create) {
+      const s = create('udp4');
+      const events: unknown[] = [];
+      s.on('error', (e) => events.push(['error', describe(e)]));
+      s.on('listening', () => events.push('listening'));
+      const out: unknown[] = [attempt(() => s.bind(0, 5 as unknown as string))];
+      out.push(attempt(() => s.bind({ port: 0, address: 7 as unknown as string })));
+      await tick(100);
+      out.push(events);
+      await new Promise<void>((r) => s.close(() => r()));
+      return out;
+    },
+    expect: [
+      {
+        class: 'TypeError',
+        name: 'TypeError',
+        code: 'ERR_INVALID_ARG_TYPE',
+        message: 'The "hostname" argument must be of type string. Received type number (5)',
+      },
+      { class: 'Error', name: 'Error', code: 'ERR_SOCKET_ALREADY_BOUND', message: 'Socket is already bound' },
+      [],
+    ],
+  },
+  {
+    name: 'createSocket({ signal: {} }) and ({ signal: null }): ERR_INVALID_ARG_TYPE for options.signal',
+    async run(create) {
+      const opts = (signal: unknown) => ({ type: 'udp4', signal }) as Parameters<typeof create>[0];
+      return [
+        attempt(() => create(opts({}))),
+        attempt(() => create(opts(null))),
+        attempt(() => create(opts(1))),
+      ];
+    },
+    expect: ['an instance of Object', 'null', 'type number (1)'].map((received) => ({
+      class: 'TypeError',
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_TYPE',
+      message: `The "options.signal" property must be an instance of AbortSignal. Received ${received}`,
+    })),
+  },
+  {
+    name: 'udp6: a datagram of 65527 bytes is delivered whole, alone and among others; 65528 is EMSGSIZE',
+    async run(create) {
+      const s = create('udp6');
+      const p = await peer('udp6');
+      const got: number[] = [];
+      p.on('message', (m: Buffer) => got.push(m.length));
+      const port = p.address().port;
+      const sent: unknown[] = [];
+      const send = (n: number) =>
+        new Promise<void>((r) =>
+          s.send(Buffer.alloc(n), port, '::1', (e, b) => {
+            sent.push(e ? describe(e) : b);
+            r();
+          }),
+        );
+      await send(65527);
+      await Promise.all([send(100), send(65527), send(65528), send(200)]);
+      for (let t = 0; t < 100 && got.length < 4; t++) await tick(20);
+      await closeAll(s, p);
+      return { sent, got };
+    },
+    expect: {
+      sent: [
+        65527,
+        100,
+        65527,
+        {
+          class: 'Error',
+          name: 'Error',
+          code: 'EMSGSIZE',
+          message: 'send EMSGSIZE ::1:PORT',
+          errno: -90,
+          syscall: 'send',
+          address: '::1',
+          port: 'PORT',
+        },
+        200,
+      ],
+      got: [65527, 100, 65527, 200],
+    },
+  },
+  {
+    name: "send(…, '0') with the port as a string: EDESTADDRREQ to the callback, with the address or without",
+    async run(create) {
+      const s = create('udp4');
+      await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+      const out: unknown[] = [];
+      const done = (label: string) =>
+        new Promise<void>((r) => {
+          const cb = (...a: unknown[]) => {
+            out.push([label, ...argsOf(a)]);
+            r();
+          };
+          if (label === 'no address') s.send('x', '0' as unknown as number, cb);
+          else s.send('x', '00' as unknown as number, '127.0.0.1', cb);
+        });
+      try {
+        out.push(attempt(() => s.send('x', 0, '127.0.0.1')));
+        await done('no address');
+        await done('address');
+      } finally {
+        // closed whatever happened: an open socket would keep the test file from ending
+        await new Promise<void>((r) => s.close(() => r()));
+      }
+      return out;
+    },
+    expect: [
+      {
+        class: 'RangeError',
+        name: 'RangeError',
+        code: 'ERR_SOCKET_BAD_PORT',
+        message: 'Port should be > 0 and < 65536. Received type number (0).',
+      },
+      [
+        'no address',
+        1,
+        {
+          class: 'Error',
+          name: 'Error',
+          code: 'EDESTADDRREQ',
+          message: 'send EDESTADDRREQ',
+          errno: -89,
+          syscall: 'send',
+          address: undefined,
+        },
+      ],
+      [
+        'address',
+        1,
+        {
+          class: 'Error',
+          name: 'Error',
+          code: 'EDESTADDRREQ',
+          message: 'send EDESTADDRREQ 127.0.0.1',
+          errno: -89,
+          syscall: 'send',
+          address: '127.0.0.1',
+        },
+      ],
+    ],
+  },
+];
+
+conformance(issue45);
