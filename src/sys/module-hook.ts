@@ -1,29 +1,23 @@
-// Maps a Node built-in module to a replacement for the application's code, both ways it can be asked
-// for: require() (CommonJS: Module._load, a Node internal, as require-in-the-middle hooks it) and
-// import (ES modules: a resolve hook registered with module.register). Modules under `ownRoot` (this
-// package's own files) still get the built-in. Used by `sockbuf/dgram/register`.
-import Module, { register } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { moduleUrl } from './package.js';
+// Replaces a Node built-in module's exports for the whole process (`sockbuf/dgram/register` does so
+// for node:dgram). The built-in's own exports object is patched, and syncBuiltinESMExports() carries
+// that to its ES module face, so require('dgram'), require('node:dgram') and `import … from
+// 'node:dgram'` (default or named, before or after) all give the replacement. No loader hooks:
+// module.register() starts Node's loader thread, which cost every preloaded process ~12 MiB of peak
+// RSS and ~0.1 s (issue 45). sockbuf's own modules keep the built-in through builtinOriginal().
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 
-type Load = (request: string, parent: { filename?: string } | null | undefined, isMain: boolean) => unknown;
+const require = createRequire(import.meta.url);
+const originals = new Map<string, Record<string, unknown>>();
 
-/** `names` ('dgram', 'node:dgram'): `replacement` for require(), the module at `replacementUrl` for import. */
-export function redirectBuiltin(
-  names: string[],
-  replacement: object,
-  replacementUrl: string,
-  ownRoot: URL,
-): void {
-  const root = fileURLToPath(ownRoot);
-  const wanted = new Set(names);
-  const M = Module as unknown as { _load: Load };
-  const load = M._load;
-  M._load = function (this: unknown, request, parent, isMain) {
-    if (wanted.has(request) && !parent?.filename?.startsWith(root)) return replacement;
-    return load.call(this, request, parent, isMain);
-  };
-  register(moduleUrl(new URL('./module-loader.hooks', import.meta.url)), {
-    data: { names, target: replacementUrl, root: ownRoot.href },
-  });
+/** The built-in `name` ('dgram') gives `replacement`'s exports from now on, everywhere in the process. */
+export function replaceBuiltin(name: string, replacement: Record<string, unknown>): void {
+  const builtin = require(`node:${name}`) as Record<string, unknown>;
+  if (!originals.has(name)) originals.set(name, { ...builtin });
+  Object.assign(builtin, replacement);
+  syncBuiltinESMExports();
+}
+
+/** The built-in `name` as Node made it, replaced or not (sockbuf/dgram reads through node:dgram's socket). */
+export function builtinOriginal<T>(name: string): T {
+  return (originals.get(name) ?? require(`node:${name}`)) as T;
 }

@@ -2,7 +2,7 @@
 // buffer policy as the batch receiver, and the same kernel drop counter (SO_MEMINFO on its fd). The
 // socket is made and bound through src/sys and handed to dgram (bind({ fd })), so the fd is ours to
 // know without reading dgram's deprecated _handle (DEP0112).
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import { EnvironmentError, SysError } from '../errors.js';
 import { formatHostPort, type HostPort, parseListen } from '../policy/address.js';
 import { applyUdpRcvbuf } from '../policy/apply.js';
@@ -10,6 +10,7 @@ import type { UdpRcvbufReport } from '../policy/buffers.js';
 import { checkOption, OPTIONS } from '../policy/option-registry.js';
 import { resolveFirst } from '../policy/resolve.js';
 import { SOCK_DGRAM } from '../sys/constants.js';
+import { builtinOriginal } from '../sys/module-hook.js';
 import { bindFd, closeFd, createSocket } from '../sys/socket.js';
 import { observeUdpHost, udpKernelDrops } from './kernel-drops.js';
 
@@ -56,7 +57,9 @@ export async function createDgramReceiver(o: DgramReceiverOptions): Promise<Dgra
       throw new EnvironmentError(`cannot listen on ${formatHostPort(listen)}: ${e.code}`, { cause: e });
     throw e;
   }
-  const socket = dgram.createSocket(listen.host.includes(':') ? 'udp6' : 'udp4');
+  const socket = builtinOriginal<typeof dgram>('dgram').createSocket(
+    listen.host.includes(':') ? 'udp6' : 'udp4',
+  );
   // dgram owns the fd from here: socket.close() closes it
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);

@@ -10,10 +10,11 @@
 // With a queue bound (maxQueueDelay), the socket is the reader thread's from bind, and a datagram that
 // waited longer since it reached the kernel (its kernel stamp, SO_TIMESTAMPNS) is dropped and counted
 // as stale instead of being handed over late.
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import { AF_INET, SO_TIMESTAMPNS, SOL_SOCKET } from '../sys/constants.js';
 import { getMemInfo, receiveQueue } from '../sys/meminfo.js';
+import { builtinOriginal } from '../sys/module-hook.js';
 import { decodeSockaddr } from '../sys/sockaddr.js';
 import { closeFd } from '../sys/socket.js';
 import { setInt } from '../sys/udp-socket.js';
@@ -165,7 +166,7 @@ export class SocketReceiver implements ReaderSink {
     this.mode = 'main';
     const dup = dupCloexec(this.fd);
     if (dup < 0) throw errnoException(dup, 'dup');
-    const inner = dgram.createSocket(this.type);
+    const inner = builtinOriginal<typeof dgram>('dgram').createSocket(this.type);
     inner.on('message', (msg, rinfo) => this.onMain(msg, rinfo));
     inner.on('error', (e) => this.target.emit('error', e));
     inner.bind({ fd: dup, exclusive: true }); // exclusive: in a cluster worker too, this descriptor
