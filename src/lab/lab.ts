@@ -59,8 +59,11 @@ export function cleanStale(): string[] {
   return removed;
 }
 
-// Labs of this process, taken down when it exits without having closed them.
+// Labs of this process, taken down when it exits without having closed them; and the undo of a lab
+// still being created (its namespaces exist before the delay line starts: a process that exits in
+// that window, e.g. on a signal, must not leave them to the next cleanStale).
 const active = new Set<Lab>();
+const creating = new Set<() => void>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -68,6 +71,7 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.on('exit', () => {
     for (const lab of active) lab.closeSync();
+    for (const undo of creating) undo();
   });
 }
 
@@ -110,6 +114,7 @@ export class Lab {
       removeNetns(hosts.client.netns);
       removeNetns(hosts.server.netns);
     };
+    creating.add(undo);
     try {
       for (const name of ['client', 'server'] as const) {
         const h = hosts[name];
@@ -170,6 +175,8 @@ export class Lab {
       if (err instanceof CommandError && err.stderr)
         throw new EnvironmentError(`lab set-up failed: ${err.stderr}`);
       throw err;
+    } finally {
+      creating.delete(undo);
     }
   }
 
