@@ -2,7 +2,7 @@
 // the application's prom-client registry. Values are read at scrape time.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { UsageError } from '../errors.js';
-import { shown } from '../policy/shape.js';
+import { shown } from '../policy/shown.js';
 import { getTcpInfo } from '../sys/tcpinfo.js';
 import {
   type TcpChrono,

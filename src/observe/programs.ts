@@ -5,6 +5,7 @@
 // network namespace in, an entry out. inspect appends the entry's words to a flag's reason; the
 // exporter publishes the entry's id (sockbuf_socket_setter_info) and the alert rules turn the table
 // into a template chain on it. Where no entry fits, the callers say the generic setsockopt.
+import { OPTIONS } from '../policy/option-registry.js';
 
 /** listener: a listening TCP socket or an unconnected UDP one; accepted: a connection a listener
  * accepted (its listener may be gone); client: a connection this host opened. */
@@ -41,7 +42,7 @@ export function socketRole(s: SocketPlace, ctx: PlaceContext): SocketRole {
   if (s.protocol === 'udp') return s.remotePort === 0 ? 'listener' : 'client';
   if (s.state === 'listen') return 'listener';
   if (ctx.listening.has(s.localPort)) return 'accepted';
-  const [lo, hi] = ctx.ephemeralPorts ?? [PEER_EPHEMERAL_FROM, 65535];
+  const [lo, hi] = ctx.ephemeralPorts ?? [PEER_EPHEMERAL_FROM, OPTIONS.port.max];
   const localEphemeral = s.localPort >= lo && s.localPort <= hi;
   const remoteEphemeral = s.remotePort >= Math.min(lo, PEER_EPHEMERAL_FROM);
   return s.localPort > 0 && !localEphemeral && remoteEphemeral ? 'accepted' : 'client';

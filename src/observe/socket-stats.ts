@@ -4,7 +4,8 @@
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { pinnedBuffers } from '../policy/apply.js';
-import { checkWholeNumber, shown } from '../policy/shape.js';
+import { checkWholeNumber } from '../policy/shape.js';
+import { shown } from '../policy/shown.js';
 import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from '../sys/constants.js';
 import { fdOf, getIntOption } from '../sys/socket.js';
 import { getTcpInfo, type TcpInfo } from '../sys/tcpinfo.js';

@@ -40,7 +40,8 @@ import {
   udpWarning,
 } from './buffers.js';
 import { resolveFirst, resolveHost, tryEach } from './resolve.js';
-import { checkHostPort, checkOptionalObject, checkPositive, checkWholeNumber, shown } from './shape.js';
+import { checkHostPort, checkOptionalObject, checkPositive, checkWholeNumber } from './shape.js';
+import { shown } from './shown.js';
 
 const warned = new Set<string>();
 const reports = new WeakMap<object, TcpBufferReport>();

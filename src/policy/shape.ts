@@ -3,15 +3,8 @@
 // not a function. Each check throws a UsageError naming the option and the value, so that a wrong
 // shape is a SockbufError (exit 2 in the CLI), never a TypeError from deep inside. Pure.
 import { UsageError } from '../errors.js';
-
-/** A value as an error shows it: a string as written, an object by its kind. */
-export function shown(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'function') return 'a function';
-  return String(value);
-}
+import { OPTIONS } from './option-registry.js';
+import { shown } from './shown.js';
 
 /** An options object (a plain object, not null, an array or a string), or a UsageError naming `name`. */
 export function checkObject(value: unknown, name = 'options'): Record<string, unknown> {
@@ -32,10 +25,11 @@ export function checkHost(value: unknown, name = 'host'): string {
   return value;
 }
 
-/** A port number from `min` (0 where a socket listens: any free port) to 65535. */
+/** A port number from `min` (0 where a socket listens: any free port) to the registry's largest. */
 export function checkPort(value: unknown, name = 'port', min = 0): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 65535)
-    throw UsageError.invalid(name, shown(value), `a port number from ${min} to 65535`);
+  const { max } = OPTIONS.port;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw UsageError.invalid(name, shown(value), `a port number from ${min} to ${max}`);
   return value;
 }
 

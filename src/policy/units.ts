@@ -1,7 +1,7 @@
 // One strict parser for every option's value (the units docs/library.md#units-and-durations lists). Pure: no I/O.
 // Errors name the option and the value (UsageError.invalid), so the CLI can print them and exit 2.
 import { UsageError } from '../errors.js';
-import { shown } from './shape.js';
+import { shown } from './shown.js';
 
 function fail(option: string, value: string, expected: string): never {
   throw UsageError.invalid(option, value, expected);

@@ -17,8 +17,8 @@ import {
   checkPort,
   checkPositive,
   checkWholeNumber,
-  shown,
 } from '../policy/shape.js';
+import { shown } from '../policy/shown.js';
 import { fdOf, rewrapAccepted } from '../sys/socket.js';
 import {
   type Consumer,

@@ -5,7 +5,8 @@
 // the read itself); only a frame that spans reads is copied, into a buffer of exactly its size. The
 // claimed length is checked against `maxFrame` before anything of that size is allocated.
 import { SockbufError, UsageError } from '../errors.js';
-import { checkBytes, checkFunction, shown } from '../policy/shape.js';
+import { checkBytes, checkFunction } from '../policy/shape.js';
+import { shown } from '../policy/shown.js';
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
