@@ -110,6 +110,9 @@ export function register(program: Command): void {
                 log,
               }),
       });
+      // the ready line as every receiving end prints it (stdout); the log line with the URL stays on stderr
+      const u = new URL(exp.url);
+      process.stdout.write(`listening on ${u.hostname}:${u.port || (u.protocol === 'https:' ? 443 : 80)}\n`);
       process.stderr.write(
         `sockbuf exporter: serving ${exp.url}${o.probeAllow === undefined ? '' : ` and /probe for ${o.probeAllow}`}\n`,
       );

@@ -62,7 +62,7 @@ export function register(program: Command): void {
         signals = stopSignals(() => void handle.close().then(resolve, resolve));
       });
       if (json) process.stdout.write(`${JSON.stringify({ event: 'ready', ...handle.address })}\n`);
-      else process.stderr.write(`sockbuf serve: listening on ${formatHostPort(handle.address)}\n`);
+      else process.stdout.write(`listening on ${formatHostPort(handle.address)}\n`); // as every receiving end
       await stopped;
       signals?.dispose(); // exit 130 or 143
     });

@@ -119,7 +119,7 @@ test('exporter --probe-allow: /probe refuses a target outside the list (403) and
     assert.equal(await r.text(), '192.0.2.1 is not in the allow-list\n');
     assert.match(
       e.stderr(),
-      /probe refused \(403\) from 127\.0\.0\.1: 192\.0\.2\.1 is not in the allow-list/,
+      /probe refused \(403\) from 127\.0\.0\.1:\d+: 192\.0\.2\.1 is not in the allow-list/,
     );
   } finally {
     e.child.kill('SIGTERM');

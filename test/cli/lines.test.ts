@@ -24,14 +24,16 @@ test('printableFields escapes every string, nested; printableText keeps the text
 
 test("serve logs a hostile client's lines with their control characters escaped", async () => {
   const serve = spawn(process.execPath, [...SOCKBUF_ARGV, 'serve', '--listen', '127.0.0.1:0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
+  let out = '';
+  serve.stderr.on('data', (d) => (err += d));
   try {
     const port = await new Promise<number>((resolve, reject) => {
-      serve.stderr.on('data', (d) => {
-        err += d;
-        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(err);
+      serve.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
         if (m) resolve(Number(m[1]));
       });
       serve.once('exit', () => reject(new Error(err)));

@@ -1,17 +1,15 @@
 // The receiving ends print their ready line the same way: on stdout, `listening on [HOST]:PORT` with
 // IPv6 in brackets, then any detail (sink tcp, sink tcp --iperf3 and sink udp; before, sink udp wrote
-// "sink udp: listening on" to stderr and sink tcp --iperf3 printed ::1:PORT without brackets).
+// "sink udp: listening on" to stderr and sink tcp --iperf3 printed ::1:PORT without brackets), and so do
+// serve and the exporter (serve wrote "sockbuf serve: listening on" to stderr; the exporter's URL line stays
+// on stderr as its log).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { SOCKBUF_ARGV } from './argv.js';
 
-for (const args of [
-  ['sink', 'tcp'],
-  ['sink', 'tcp', '--iperf3'],
-  ['sink', 'udp'],
-]) {
+for (const args of [['sink', 'tcp'], ['sink', 'tcp', '--iperf3'], ['sink', 'udp'], ['serve'], ['exporter']]) {
   test(`${args.join(' ')} --listen [::1]:0: the first stdout line is "listening on [::1]:PORT"`, {
     timeout: 30_000,
   }, async () => {

@@ -123,7 +123,7 @@ const portOf = (text: string, re: RegExp) => {
 /** serve: `n` connections of hostile control lines, then a hello that must be answered. */
 export async function serveSweep(n: number, seed = 'peers'): Promise<PeerReport> {
   const e = start(['serve', '--listen', '127.0.0.1:0', '--idle-timeout', '2s', '--max-duration', '5s']);
-  const port = await until(() => portOf(e.err(), /listening on 127\.0\.0\.1:(\d+)/), 20_000);
+  const port = await until(() => portOf(e.out(), /listening on 127\.0\.0\.1:(\d+)/), 20_000);
   const counts: Record<string, number> = { connections: 0, lines: 0, replies: 0 };
   const problems: string[] = [];
   if (port === undefined)
