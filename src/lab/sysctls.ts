@@ -27,9 +27,18 @@ function stateFile(pid: number): string {
 
 /**
  * Sets each sysctl, having first saved its original value (the first original wins when a name is
- * changed twice). The state file is on disk before any value changes.
+ * changed twice). The state file is on disk before any value changes. Refused (EnvironmentError,
+ * exit 3) while another live process has a change of one of the same sysctls pending.
  */
 export function changeSysctls(values: Record<string, string | number>, pid = process.pid): void {
+  // another live process's change of the same sysctl: saving its value as "the original" would make
+  // it permanent when this process restores; refuse before anything is written
+  for (const other of liveSysctlChanges(pid))
+    for (const name of Object.keys(values))
+      if (other.original[name] !== undefined)
+        throw new EnvironmentError(
+          `sysctl ${name} is being changed by process ${other.pid} (its original: ${other.original[name]}); wait until it restores it`,
+        );
   const file = stateFile(pid);
   const state: SysctlState = existsSync(file) ? readState(file) : { pid, original: {} };
   for (const name of Object.keys(values)) {
@@ -81,7 +90,6 @@ export function pendingSysctls(pid = process.pid): SysctlState | undefined {
 /**
  * The changes other processes still running have made and not yet restored (their saved originals):
  * a benchmark that changes the same host-global sysctls refuses to start while there is one.
- * @internal (exported for scripts/osiris-lab.ts and its test)
  */
 export function liveSysctlChanges(except = process.pid): SysctlState[] {
   if (!existsSync(stateDir())) return [];

@@ -60,16 +60,32 @@ test('what a killed process changed is restored by the next command; a live one 
     env: process.env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await once(child.stdout as NodeJS.ReadableStream, 'data');
-  assert.equal(value('rmem_max'), '8388608');
-  assert.deepEqual(restoreStaleSysctls(), [], 'the changer still runs');
-  assert.equal(value('rmem_max'), '8388608');
-  // another benchmark sees the live change (and refuses); the changer itself is not "another"
-  assert.deepEqual(liveSysctlChanges(), [{ pid: child.pid, original: { 'net.core.rmem_max': '229376' } }]);
-  assert.deepEqual(liveSysctlChanges(child.pid), []);
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-  assert.deepEqual(liveSysctlChanges(), [], 'a dead changer is stale, not live');
-  assert.deepEqual(restoreStaleSysctls(), [`${child.pid}: net.core.rmem_max`]);
-  assert.equal(value('rmem_max'), '229376');
+  try {
+    await once(child.stdout as NodeJS.ReadableStream, 'data');
+    assert.equal(value('rmem_max'), '8388608');
+    assert.deepEqual(restoreStaleSysctls(), [], 'the changer still runs');
+    assert.equal(value('rmem_max'), '8388608');
+    // another benchmark sees the live change (and refuses); the changer itself is not "another"
+    assert.deepEqual(liveSysctlChanges(), [{ pid: child.pid, original: { 'net.core.rmem_max': '229376' } }]);
+    assert.deepEqual(liveSysctlChanges(child.pid), []);
+    // changing the same sysctl meanwhile is refused before anything is written (its "original" would be
+    // the other's temporary value); another sysctl is not the other's
+    assert.throws(() => changeSysctls({ 'net.core.rmem_max': 1048576 }), {
+      code: 'ERR_SOCKBUF_ENVIRONMENT',
+      message: /net\.core\.rmem_max is being changed by process \d+ \(its original: 229376\)/,
+    });
+    assert.equal(value('rmem_max'), '8388608');
+    assert.equal(pendingSysctls(), undefined);
+    changeSysctls({ 'net.core.wmem_max': 1048576 });
+    assert.equal(value('wmem_max'), '1048576');
+    restoreSysctls();
+    assert.equal(value('wmem_max'), '229376');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    assert.deepEqual(liveSysctlChanges(), [], 'a dead changer is stale, not live');
+    assert.deepEqual(restoreStaleSysctls(), [`${child.pid}: net.core.rmem_max`]);
+    assert.equal(value('rmem_max'), '229376');
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // a failed assertion never leaves it running
+  }
 });
