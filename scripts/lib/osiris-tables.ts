@@ -104,9 +104,11 @@ export function checks(rows: Measured[], stock: number): string[] {
     return { run, p: p?.MBps, d: d?.MBps };
   });
   const faster = pairs.every((x) => x.p !== undefined && x.d !== undefined && x.p > x.d);
-  out.push(
-    `${verdict(pairs.length > 0 && faster)}: patched faster than Debian's at ${stock} in each run — ${pairs.map((x) => `run ${x.run}: ${x.p?.toFixed(1)} vs ${x.d?.toFixed(1)} MB/s (${x.p && x.d ? (x.p / x.d).toFixed(2) : '—'} ×)`).join('; ')}`,
-  );
+  if (rows.some((r) => r.osiris === 'patched'))
+    // --runs 0 measures table 2 alone: no patched row, so no verdict on it
+    out.push(
+      `${verdict(pairs.length > 0 && faster)}: patched faster than Debian's at ${stock} in each run — ${pairs.map((x) => `run ${x.run}: ${x.p?.toFixed(1)} vs ${x.d?.toFixed(1)} MB/s (${x.p && x.d ? (x.p / x.d).toFixed(2) : '—'} ×)`).join('; ')}`,
+    );
   // table 2 up to 1 MiB: each step's mean no lower than the previous by more than the larger per-second sd
   const points = [...new Set(rows.filter((r) => r.osiris === 'debian').map((r) => r.value))]
     .filter((v) => v <= 1024 * 1024)
