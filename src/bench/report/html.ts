@@ -84,7 +84,7 @@ function verdictsHtml(parts: Part[]): string {
     return [...none, ...p.verdicts.map((v) => verdictHtml(v, p.file))];
   });
   return `<h2>Verdicts</h2>
-<p class="legend"><span class="ok">reproduced: our figures meet the seed's criterion</span><span class="bad">not reproduced: measured, and they fall short (the suite exits 1)</span><span class="skip">skipped: not judged here, and why</span></p>
+<p class="legend"><span class="ok">reproduced: our figures meet the seed's criterion</span><span class="bad">not reproduced: measured, and they fall short (the suite exits 1)</span><span class="skip">skipped: not judged here, and why</span><span class="bad">too noisy: the ratios' interval is wider than ±20 %, no verdict: rerun on a quieter host (the suite exits 1)</span></p>
 <ul class="verdicts">${lines.join('\n')}</ul>`;
 }
 

@@ -3,7 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkResults, flattenRow, loadResults, num } from '../../../src/bench/report/results.js';
+import {
+  checkResults,
+  flattenRow,
+  loadResults,
+  num,
+  type VerdictStatus,
+} from '../../../src/bench/report/results.js';
 import { UsageError } from '../../../src/errors.js';
 
 const FIXTURE = 'test/fixtures/results-quick.json';
@@ -44,6 +50,18 @@ test('the fixture is a sockbuf.v1 document and unknown keys are tolerated', () =
     extra: true,
   });
   assert.equal(d.results[0].scenario, 'future-thing');
+});
+
+test('every verdict status the seeds give is a valid one (the quick suite wrote "too noisy" that the schema refused)', () => {
+  const statuses: VerdictStatus[] = ['reproduced', 'not reproduced', 'skipped', 'too noisy'];
+  for (const status of statuses) {
+    const d = checkResults({ ...minimal([]), verdicts: [{ seed: '002', text: 't', status, ok: false }] });
+    assert.equal(d.verdicts?.[0].status, status);
+  }
+  assert.throws(
+    () => checkResults({ ...minimal([]), verdicts: [{ seed: '002', text: 't', status: 'maybe' }] }),
+    /status/,
+  );
 });
 
 test('a wrong document is a UsageError that names the source and the problem', () => {
