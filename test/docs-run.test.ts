@@ -13,10 +13,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+// tsx as a loader in the block's own process (`node --import tsx`): its CLI runs the program in a child
+// that a timeout's SIGKILL to the CLI left running (CI found a hanging block still alive after the run)
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const BLOCK_SECONDS = 20;
 
 /** The blocks to run: README's ```ts blocks and docs/' ```ts run blocks, with page and line. */
@@ -46,7 +48,7 @@ function runnableBlocks(): { where: string; code: string }[] {
 function runBlock(app: string, name: string, code: string, seconds = BLOCK_SECONDS): string | undefined {
   const file = join(app, `${name.replace(/[^\w.-]/g, '_')}.ts`);
   writeFileSync(file, code);
-  const r = spawnSync(process.execPath, [TSX, file], {
+  const r = spawnSync(process.execPath, ['--import', TSX, file], {
     cwd: app,
     encoding: 'utf8',
     timeout: seconds * 1000,
