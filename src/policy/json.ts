@@ -1,5 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SockbufError } from '../errors.js';
+import { InputLimitError, readBoundedText } from '../sys/bounded-read.js';
 
 /**
  * JSON from peers and files, bounded before it is parsed. V8's JSON.parse recurses on nesting and
@@ -57,19 +59,24 @@ export function parseBoundedJson(
 }
 
 /**
- * A JSON file, bounded before it is read (its size on disk) and before it is parsed (its depth).
- * Throws JsonLimitError past the limits, the fs error when it cannot be read, SyntaxError when it is
- * not JSON.
+ * A JSON file, bounded while it is read (a regular file by its size first; a FIFO or a device by what
+ * was read, whatever stat says) and before it is parsed (its depth). Throws JsonLimitError past the
+ * limits, the fs error when it cannot be read, SyntaxError when it is not JSON.
  */
 export function readBoundedJsonFile(
   file: string | URL,
   limits: { maxBytes: number; maxDepth?: number },
 ): unknown {
+  const tooLong = (what: string) =>
+    new JsonLimitError(`${what}, more than the ${limits.maxBytes} a JSON file may have here`, 'too-long');
   const size = statSync(file).size;
-  if (size > limits.maxBytes)
-    throw new JsonLimitError(
-      `${size} bytes, more than the ${limits.maxBytes} a JSON file may have here`,
-      'too-long',
-    );
-  return parseBoundedJson(readFileSync(file, 'utf8'), { maxDepth: limits.maxDepth });
+  if (size > limits.maxBytes) throw tooLong(`${size} bytes`);
+  let text: string;
+  try {
+    text = readBoundedText(file instanceof URL ? fileURLToPath(file) : file, limits.maxBytes);
+  } catch (err) {
+    if (err instanceof InputLimitError) throw tooLong('past its size on disk');
+    throw err;
+  }
+  return parseBoundedJson(text, { maxDepth: limits.maxDepth });
 }

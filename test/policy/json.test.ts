@@ -43,3 +43,10 @@ test('readBoundedJsonFile refuses a file larger than its bound before reading it
   );
   assert.throws(() => readBoundedJsonFile(join(dir, 'missing.json'), { maxBytes: 100 }), /ENOENT/);
 });
+
+test('readBoundedJsonFile stops at its cap while reading a device whose stat says 0 bytes (/dev/zero)', () => {
+  assert.throws(() => readBoundedJsonFile('/dev/zero', { maxBytes: 4096 }), {
+    name: 'JsonLimitError',
+    message: /more than the 4096/,
+  });
+});
