@@ -135,7 +135,7 @@ function shown(f: Finding): [string, string] {
 export function formatFindings(
   findings: Finding[],
   t: DoctorTargets,
-  readOnly: boolean,
+  readOnly: boolean | undefined,
   procRoot = '/proc',
 ): string {
   const rows = findings.map((f) => [f.name, ...shown(f), f.status]);

@@ -10,9 +10,11 @@ import { type HostValues, SYSCTLS } from './rules.js';
 
 /**
  * /proc/sys is read-only when the mount holding it says `ro` in <root>/self/mountinfo (how a
- * container mounts it), or when the kernel refuses write access to rmem_max (EROFS).
+ * container mounts it), or when the kernel refuses write access to rmem_max (EROFS); writable (by
+ * root) when access(W_OK) succeeds or only this user lacks the right (EACCES, EPERM). Undefined when
+ * it cannot tell: rmem_max is not there (ENOENT, ENOTDIR: a garbage or partial proc root).
  */
-export function procSysReadOnly(root?: string): boolean {
+export function procSysReadOnly(root?: string): boolean | undefined {
   const r = procRoot(root);
   try {
     const mounts = readFileSync(join(r, 'self', 'mountinfo'), 'utf8')
@@ -28,7 +30,11 @@ export function procSysReadOnly(root?: string): boolean {
     accessSync(join(r, 'sys', 'net', 'core', 'rmem_max'), constants.W_OK);
     return false;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EROFS';
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return true;
+    // this user may not write it, root may: the file is there and the mount is not read-only
+    if (code === 'EACCES' || code === 'EPERM') return false;
+    return undefined;
   }
 }
 

@@ -14,8 +14,11 @@ export interface HostValues {
   udp?: { RcvbufErrors?: number; InErrors?: number; SndbufErrors?: number };
   /** /proc/net/softnet_stat drops, all CPUs, since boot. */
   softnetDrops?: number;
-  /** /proc/sys cannot be written here (a container): recommendations are for the host. */
-  procSysReadOnly: boolean;
+  /**
+   * /proc/sys cannot be written here (a container): recommendations are for the host. Undefined when
+   * it could not be told (no net.core.rmem_max under the proc root).
+   */
+  procSysReadOnly: boolean | undefined;
   /** setsockopt(UDP_SEGMENT) / setsockopt(UDP_GRO) accepted on a UDP socket. */
   udpSegment?: boolean;
   udpGro?: boolean;
@@ -299,16 +302,28 @@ export function diagnose(h: HostValues, t: DoctorTargets): Finding[] {
       explanation: `${on ? 'offered' : 'not offered'} by this kernel: ${what}`,
     });
   }
-  out.push({
-    name: '/proc/sys',
-    kind: 'host',
-    value: h.procSysReadOnly ? 'read-only' : 'writable',
-    target: null,
-    status: 'info',
-    explanation: h.procSysReadOnly
-      ? 'read-only here (a container?): set the recommended values on the host or through the container runtime'
-      : 'writable by root here (sockbuf never writes it; see --sysctl-conf)',
-  });
+  out.push(
+    h.procSysReadOnly === undefined
+      ? {
+          name: '/proc/sys',
+          kind: 'host',
+          value: null,
+          target: null,
+          status: 'unknown',
+          explanation:
+            'could not tell whether it is writable: sys/net/core/rmem_max is not under the proc root',
+        }
+      : {
+          name: '/proc/sys',
+          kind: 'host',
+          value: h.procSysReadOnly ? 'read-only' : 'writable',
+          target: null,
+          status: 'info',
+          explanation: h.procSysReadOnly
+            ? 'read-only here (a container?): set the recommended values on the host or through the container runtime'
+            : 'writable by root here (sockbuf never writes it; see --sysctl-conf)',
+        },
+  );
   return out;
 }
 
@@ -329,7 +344,7 @@ export function hasProblems(findings: Finding[]): boolean {
 export function sysctlConf(
   findings: Finding[],
   t: DoctorTargets,
-  readOnly: boolean,
+  readOnly: boolean | undefined,
   generated: string,
 ): string {
   const lines = [

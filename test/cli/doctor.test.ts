@@ -1,11 +1,12 @@
 // `sockbuf doctor` as a command against fake /proc trees: the table, --json, --sysctl-conf, exit codes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { checkResults } from '../../src/bench/report/results.js';
+import { procSysReadOnly } from '../../src/doctor/host.js';
 import { fakeProc, GOOD, STOCK } from '../doctor/fakeproc.js';
 import { SOCKBUF_ARGV } from './argv.js';
 
@@ -255,4 +256,24 @@ test('an unreadable proc root (EACCES to a user): unknown rows, exit 3', {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+// issue 44 item 4: the access check took ENOENT (no rmem_max under the root) for "writable", so a
+// garbage root still showed `/proc/sys writable … info`.
+test('a proc root without sys/net/core/rmem_max: /proc/sys is unknown, never "writable"', () => {
+  const empty = mkdtempSync(join(tmpdir(), 'sockbuf-proc-empty-'));
+  // a /proc tree by its shape (sys/ and net/), with nothing in it
+  for (const d of ['sys', 'net']) mkdirSync(join(empty, d));
+  try {
+    assert.equal(procSysReadOnly(empty), undefined);
+    const r = doctor('--proc-root', empty);
+    assert.equal(r.status, 3, r.stderr);
+    assert.match(r.stdout, /^\/proc\/sys\s+-\s+-\s+unknown$/m);
+    assert.match(r.stdout, /^\? \/proc\/sys: could not tell whether it is writable: /m);
+    assert.doesNotMatch(r.stdout, /writable by root/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+  // a real rmem_max that root may write: writable (not unknown)
+  assert.equal(typeof procSysReadOnly('/proc'), 'boolean');
 });
