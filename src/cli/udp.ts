@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { formatHostPort, parseListen, parseUnicastTo } from '../policy/address.js';
 import { OPTIONS } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
-import { formatBitRate, formatDuration, formatSize, parseSize } from '../policy/units.js';
+import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import type { OffloadOption } from '../udp/offload.js';
 import { declared } from './declared.js';
 import { lineWriter } from './lines.js';
@@ -140,7 +140,7 @@ export function registerBlastUdp(blast: Command): void {
     .addOption(declared('duration'))
     .addOption(declared('flows'))
     .addOption(declared('blastBatch'))
-    .option('--sndbuf <size>', 'SO_SNDBUF to ask for (default: the kernel default)')
+    .addOption(declared('udpSndbuf', undefined, true))
     .addOption(declared('gso'))
     .option('--json', 'JSON lines on stdout: result')
     .action(async (o) => {
@@ -156,7 +156,7 @@ export function registerBlastUdp(blast: Command): void {
         rate: o.rate,
         flows: o.flows,
         batch: o.batch,
-        sndbuf: o.sndbuf === undefined ? undefined : parseSize(o.sndbuf, '--sndbuf'),
+        sndbuf: o.sndbuf,
         gso: offload(o.gso ?? OPTIONS.gso.default),
       });
       try {

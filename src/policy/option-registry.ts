@@ -35,6 +35,8 @@ export interface OptionDecl {
   readonly above?: number;
   /** The most, in the base unit. */
   readonly max?: number;
+  /** 0 is taken too, below `min`, and means this (lab --rtt 0: no delay line). */
+  readonly zero?: string;
   /** The value when none is given, where there is one, as a user writes it ('10s', '128K', 64). */
   readonly default?: number | string;
   readonly choices?: readonly string[];
@@ -413,8 +415,10 @@ export const OPTIONS = {
     kind: 'duration',
     flag: '--rtt',
     arg: 'duration',
-    // 0: no delay line; the delay line holds at most 10 s
-    min: 0,
+    // 0: no delay line; else at least 1 µs, as doctor's (1 ns was taken and shown as "rtt 0 µs");
+    // the delay line holds at most 10 s
+    min: 1e-6,
+    zero: 'no delay line',
     max: 10,
     // the seeds' RTT, as doctor's
     default: '2ms',
@@ -444,6 +448,16 @@ export const OPTIONS = {
     wire: 'rcvbuf',
     where: 'sink udp, createUdpReceiver, runUdpSink, bench udp (without GRO)',
     doc: 'receive buffer target as getsockopt reports it (with GRO: 256 MiB)',
+  },
+  udpSndbuf: {
+    kind: 'size',
+    flag: '--sndbuf',
+    arg: 'size',
+    // SO_SNDBUF takes an int: 3G was a raw RangeError, 0 was taken
+    ...BUFFER,
+    unit: 'bytes',
+    where: 'blast udp, createUdpBlast, createUdpSender (sndbuf)',
+    doc: 'SO_SNDBUF to ask for (default: the kernel default)',
   },
   slot: {
     kind: 'size',
@@ -645,7 +659,8 @@ export function expected(option: OptionName): string {
     if (d.kind === 'size' && n % 1024 !== 0 && (n + 1) % 1024 !== 0) return `${n} B`;
     return format(n);
   };
-  if (d.min !== undefined && d.max !== undefined) return `${noun} from ${f(d.min)} to ${f(d.max)}`;
+  const zero = d.zero === undefined ? '' : `0 (${d.zero}) or `;
+  if (d.min !== undefined && d.max !== undefined) return `${zero}${noun} from ${f(d.min)} to ${f(d.max)}`;
   const low =
     d.above !== undefined ? `more than ${f(d.above)}` : d.min !== undefined ? `at least ${f(d.min)}` : '';
   const high = d.max === undefined ? '' : `at most ${f(d.max)}`;
@@ -682,7 +697,7 @@ export function within(option: MeasureOption, base: number): boolean {
   return (
     Number.isFinite(base) &&
     (d.kind !== 'size' || Number.isSafeInteger(base)) &&
-    (d.min === undefined || base >= d.min) &&
+    (d.min === undefined || base >= d.min || (d.zero !== undefined && base === 0)) &&
     (d.above === undefined || base > d.above) &&
     (d.max === undefined || base <= d.max)
   );

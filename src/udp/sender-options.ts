@@ -2,9 +2,8 @@
 import { isIP } from 'node:net';
 import { SockbufError, UsageError } from '../errors.js';
 import { type HostPort, parseTo } from '../policy/address.js';
-import { checkWhole, MAX_DATAGRAM, OPTIONS } from '../policy/option-registry.js';
+import { checkOption, checkWhole, MAX_DATAGRAM, OPTIONS } from '../policy/option-registry.js';
 import { checkHostPort, checkOptionalObject } from '../policy/shape.js';
-import { parseSize } from '../policy/units.js';
 import { ERRNO_NAMES } from '../sys/constants.js';
 import type { OffloadOption } from './offload.js';
 
@@ -79,7 +78,7 @@ export function checkBatch(batch: number | undefined): number {
 }
 
 export function checkSndbuf(sndbuf: number | string | undefined): number | undefined {
-  return sndbuf === undefined ? undefined : parseSize(sndbuf, 'sndbuf');
+  return sndbuf === undefined ? undefined : checkOption('udpSndbuf', sndbuf, 'sndbuf');
 }
 
 /** A datagram of a batch: a Uint8Array (Buffer) of at most MAX_DATAGRAM bytes. */

@@ -38,6 +38,34 @@ test('the bounds a user could mean: warm-up ≤ 1 h, rates ≤ 10 Tbit/s, rtt �
   assert.equal(parseSendRate('max', 64), Number.POSITIVE_INFINITY);
 });
 
+// lab --rtt took 1 ns (min 0 meant "no delay line") and showed "rtt 0 µs"; blast udp --sndbuf was parsed
+// outside the registry: 0 was taken, 3G ended in Node's raw RangeError.
+test('lab --rtt: 0 (no delay line) or at least 1 µs; a UDP send buffer is 1 B to 2 GiB', () => {
+  assert.throws(
+    () => checkOption('labRtt', '1ns', '--rtt'),
+    (e: unknown) =>
+      e instanceof UsageError &&
+      /'1ns' \(expected 0 \(no delay line\) or a duration from 1 µs/.test(e.message),
+  );
+  assert.throws(() => checkOption('labRtt', '500ns'), UsageError);
+  assert.equal(checkOption('labRtt', 0), 0);
+  assert.equal(checkOption('labRtt', '0ms'), 0);
+  assert.equal(checkOption('labRtt', '1us'), 0.001);
+  assert.equal(checkOption('labRtt', 2), 2);
+  assert.throws(() => checkOption('labRtt', '11s'), UsageError);
+  assert.throws(() => checkOption('udpSndbuf', '3G', 'sndbuf'), /'3G'.*1 B to 2 GiB|'3G'.*from 1 B/);
+  assert.throws(() => checkOption('udpSndbuf', 0, 'sndbuf'), UsageError);
+  assert.equal(checkOption('udpSndbuf', '256K'), 262144);
+  // a registry field, not a special case: no other option takes 0 below its least value
+  const zeroes = Object.entries(OPTIONS as Record<string, OptionDecl>).filter(
+    ([, d]) => d.zero !== undefined,
+  );
+  assert.deepEqual(
+    zeroes.map(([n]) => n),
+    ['labRtt'],
+  );
+});
+
 test('a broadcast or multicast target is refused naming the option', () => {
   assert.equal(groupAddress('255.255.255.255'), 'broadcast');
   assert.equal(groupAddress('224.0.0.1'), 'multicast');
@@ -73,6 +101,11 @@ const CLI: { argv: string[]; flag: string; value: string }[] = [
     value: '99999tbit',
   },
   { argv: ['doctor', '--rtt', '1ns'], flag: '--rtt', value: '1ns' },
+  // refused while parsing, before any lab is made (root or not); `lab -- CMD`, never `lab up`: had the
+  // check gone, lab -- CMD still takes its own lab down when doctor ends, lab up would leave one held
+  { argv: ['lab', '--rtt', '1ns', '--', 'doctor'], flag: '--rtt', value: '1ns' },
+  { argv: ['blast', 'udp', '--to', '127.0.0.1:9', '--sndbuf', '3G'], flag: '--sndbuf', value: '3G' },
+  { argv: ['blast', 'udp', '--to', '127.0.0.1:9', '--sndbuf', '0'], flag: '--sndbuf', value: '0' },
   {
     argv: ['blast', 'udp', '--to', '255.255.255.255:9', '--duration', '1s'],
     flag: '--to',
