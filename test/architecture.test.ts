@@ -342,7 +342,7 @@ const LONG_FILES: Record<string, string> = {
   'ends/iperf3/iperf3-sink.ts':
     "one class: an iperf3 server's test from PARAM_EXCHANGE to IPERF_DONE, its reports and an interrupted test's (≈ 440)",
   'ends/tcp-source.ts':
-    'the blast: streams, pacing, the deadline, the result and a failure said with its context (≈ 490)',
+    'the blast: streams, the deadline, the stall wait, the result and a failure said with its context (≈ 410; pump.ts writes)',
   'udp/socket.ts':
     "node:dgram's Socket: one documented method per node method, the state kept in socket-*.ts (≈ 410)",
   'policy/option-registry.ts':

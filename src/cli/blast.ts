@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { runTcpBlast } from '../ends/tcp-source.js';
 import { parseUnicastTo } from '../policy/address.js';
 import { resolveSize } from '../policy/buffers.js';
+import { printable } from '../policy/printable.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
 import { declared } from './declared.js';
 import { blastIperf3 } from './iperf3.js';
@@ -71,6 +72,11 @@ export function register(program: Command): Command {
         process.stderr.write(`sockbuf: blast tcp: ${result.stalled}\n`);
         process.exitCode = 1;
       }
+      // the sink reset, closed or refused: what was moved until then is above, the failure here
+      if (result.failed !== undefined) {
+        process.stderr.write(`sockbuf: blast tcp: ${printable(result.failed)}\n`);
+        process.exitCode = 1;
+      }
       signals.dispose(); // after a signal: exit 130 or 143
     });
   registerBlastUdp(blast);
@@ -81,6 +87,12 @@ function human(event: string, f: Record<string, unknown>): string {
   const n = (k: string) => Number(f[k] ?? 0);
   const rate = formatBitRate(n('bytesPerSecond') * 8);
   if (event === 'interval') return `${formatDuration(n('seconds'))}  ${formatSize(n('bytes'))}  ${rate}`;
-  const cut = f.interrupted ? `; stopped by ${f.interrupted}` : f.stalled ? `; stalled: ${f.stalled}` : '';
+  const cut = f.interrupted
+    ? `; stopped by ${f.interrupted}`
+    : f.stalled
+      ? `; stalled: ${f.stalled}`
+      : f.failed
+        ? '; cut short by the sink (below)'
+        : '';
   return `${f.reverse ? 'received' : 'sent'} ${formatSize(n('bytes'))} in ${formatDuration(n('seconds'))} = ${rate} over ${f.streams} stream(s)${cut}`;
 }

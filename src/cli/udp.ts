@@ -1,10 +1,11 @@
 // `sink udp` and `blast udp`: parse, call runUdpSink() or createUdpBlast(), print. JSON: one object per line with an `event`
 // field (ready, interval, result), as the bench runner reads it.
 import type { Command } from 'commander';
+import { likelyCause, peerFailureText } from '../ends/peer-failure.js';
 import { createUdpBlast, parseSendRate } from '../ends/udp-blast.js';
 import { runUdpSink } from '../ends/udp-sink.js';
 import { UsageError } from '../errors.js';
-import { formatHostPort, parseListen, parseUnicastTo } from '../policy/address.js';
+import { formatHostPort, type HostPort, parseListen, parseUnicastTo } from '../policy/address.js';
 import { OPTIONS } from '../policy/option-registry.js';
 import { printable } from '../policy/printable.js';
 import { formatBitRate, formatDuration, formatSize } from '../policy/units.js';
@@ -119,14 +120,27 @@ function blastProblem(
   r: { sent: number; sendErrors: number; sendErrorsByCode: Record<string, number> },
   rate: string,
   duration: string,
-  to: string,
+  to: HostPort,
 ): string | undefined {
   const refused = r.sendErrorsByCode.ECONNREFUSED ?? 0;
   if (r.sent === 0 && r.sendErrors === 0)
     return `no datagram was sent in --duration ${duration} (--rate ${rate} is too slow for it): nothing was measured`;
-  if (r.sent === 0) return `every send failed (${JSON.stringify(r.sendErrorsByCode)}): nothing was measured`;
+  // the receiver's (or the route's) doing: said with its address and the likely cause (peer-failure.ts)
+  const codes = Object.keys(r.sendErrorsByCode);
+  const ctx = { peer: 'receiver', at: to, doing: 'sending to' };
+  if (r.sent === 0)
+    return peerFailureText(
+      `every send failed (${JSON.stringify(r.sendErrorsByCode)}), nothing was measured`,
+      {
+        ...ctx,
+        cause: codes.length === 1 ? likelyCause(codes[0], 'receiver') : undefined,
+      },
+    );
   if (refused > 0)
-    return `${refused} sends were refused (ECONNREFUSED): nothing listens on ${to}, so what was sent went nowhere`;
+    return peerFailureText(`${refused} sends were refused (ECONNREFUSED), so what was sent went nowhere`, {
+      ...ctx,
+      cause: likelyCause('ECONNREFUSED', 'receiver'),
+    });
   return undefined;
 }
 
@@ -163,7 +177,7 @@ export function registerBlastUdp(blast: Command): void {
         const r = await sender.run({ duration: duration * 1e3, signal: signals.signal });
         await sender.sendTrailer();
         // a run that measured nothing, or whose datagrams went nowhere, says why and exits 1
-        const problem = blastProblem(r, o.rate, formatDuration(duration), formatHostPort(to));
+        const problem = blastProblem(r, o.rate, formatDuration(duration), to);
         if (problem) {
           process.stderr.write(`sockbuf: blast udp: ${printable(problem)}\n`);
           process.exitCode = 1;

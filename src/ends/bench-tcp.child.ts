@@ -14,11 +14,13 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { PeerError, SockbufError } from '../errors.js';
 import { connect, listen, type TcpConnection } from '../tcp/connection.js';
 import { FrameDecoder } from '../tcp/frame.js';
 import { parseReader, sharedReadBufferBytes } from '../tcp/reader.js';
 import { printEvent } from './event.js';
 import { encodeHello } from './hello.js';
+import { errorCode, peerFailure } from './peer-failure.js';
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -143,12 +145,16 @@ async function ping(a: Record<string, string>): Promise<void> {
   const lat: number[] = [];
   let mismatches = 0;
   let done = false;
+  // the echo end's failure (refused, reset, closed early) said with its address (peer-failure.ts)
+  const peer = { peer: 'echo end', at: { host: a.host, port: Number(a.port) } };
   const conn = await connect({
     host: a.host,
     port: Number(a.port),
     rcvbuf: buf(a.rcvbuf),
     sndbuf: buf(a.sndbuf),
     writableHighWaterMark: hwm,
+  }).catch((e: unknown) => {
+    throw peerFailure(e, { ...peer, doing: 'connecting to', said: errorCode(e) });
   });
   // the far end (sink --echo) takes a hello first; a serve far end requires its secret in it
   const secret = process.env.SOCKBUF_SECRET || undefined;
@@ -192,7 +198,14 @@ async function ping(a: Record<string, string>): Promise<void> {
   });
   const started = performance.now();
   for (let i = 0; i < inflight; i++) sendRequest();
-  await finished;
+  // an echo end that resets or closes before the last answer: said with what had come back, not waited on
+  const early = conn.closed.then((err) => {
+    if (done) return;
+    const moved = { bytes: lat.length * (size + 4) * 2, seconds: (performance.now() - started) / 1000 };
+    const what = err ?? new PeerError('it closed the connection before the last answer');
+    throw peerFailure(what, { ...peer, doing: 'waiting for answers from', moved });
+  });
+  await Promise.race([finished, early]);
   const secs = (performance.now() - started) / 1000;
   conn.socket.end();
   lat.sort((x, y) => x - y);
@@ -226,6 +239,7 @@ if (!run) {
   process.exitCode = 2;
 } else
   run(args(rest)).catch((e: unknown) => {
-    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    // sockbuf's own errors say themselves in one line; anything else with its stack
+    process.stderr.write(`${e instanceof SockbufError ? e.message : ((e as Error).stack ?? String(e))}\n`);
     process.exitCode = 1;
   });

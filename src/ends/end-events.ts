@@ -176,6 +176,11 @@ export interface TcpBlastResult extends BlastTotals {
    * accepted, read or closed), when it was.
    */
   stalled?: string;
+  /**
+   * Why the sink ended the run (a reset, a close, a refusal), said with its address, what was moved
+   * until then and the likely cause, when it did; the totals are what was moved until then.
+   */
+  failed?: string;
   perStream: TcpBlastStream[];
 }
 

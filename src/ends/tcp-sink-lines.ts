@@ -1,15 +1,19 @@
 // What sink tcp reports of each connection: the state it keeps per connection, and the JSON lines it
 // prints (an interval line while the connection moves, one line when it ends). Field names are
 // sockbuf's JSON (docs/results-schema.json): keep them.
+import type { HostPort } from '../policy/address.js';
 import type { TcpConnection } from '../tcp/connection.js';
 import type { FrameDecoder } from '../tcp/frame.js';
 import type { ConnectionEvent, ConnectionIntervalEvent, EndEventFields } from './end-events.js';
 import type { Hello, HelloDetector } from './hello.js';
 import type { PatternVerifier } from './pattern.js';
+import { fromPeer, peerFailureText } from './peer-failure.js';
 
 export interface Conn {
   id: number;
   conn: TcpConnection;
+  /** The peer's address, as it was at accept (a reset socket no longer says it). */
+  from?: HostPort;
   hello?: Hello;
   /** Not a sockbuf connection: bytes counted, nothing decoded. */
   plain?: boolean;
@@ -72,7 +76,18 @@ export function connectionLine(
 ): { line: EndEventFields<ConnectionEvent>; error?: string } {
   const st = c.conn.stats();
   const r = st.reader;
-  let error = c.conn.error?.message;
+  const failure = c.conn.error;
+  // the peer's failure (a reset, a close) said with whom and what this end was doing (peer-failure.ts)
+  const sending = c.hello?.reverse === true || echo;
+  let error =
+    failure &&
+    (fromPeer(failure)
+      ? peerFailureText(failure, {
+          peer: sending ? 'receiver' : 'sender',
+          at: c.from,
+          doing: sending ? 'sending to' : 'receiving from',
+        })
+      : failure.message);
   // cut by the sink itself (stopped at once): what it had is reported, nothing is blamed on the peer
   const cut = !error && c.interrupted !== undefined;
   if (!error && !cut) {

@@ -16,8 +16,8 @@ import type { Emit, TcpSinkResult } from './end-events.js';
 import { type FarEndLimits, farEndFromEnv } from './far-end-limits.js';
 import { type Hello, HelloDetector, secretMatches } from './hello.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
+import { pump } from './pump.js';
 import { type Conn, connectionLine, intervalLine } from './tcp-sink-lines.js';
-import { pump } from './tcp-source.js';
 
 /** What startTcpSink takes: where it listens, its reader and buffers, and what it does with the bytes. */
 export interface TcpSinkOptions {
@@ -129,7 +129,9 @@ export class TcpSink {
       conn.socket.destroy();
       return;
     }
-    const c: Conn = { id: this.nextId++, conn, sent: 0, lastBytes: 0, lastReads: 0, lastWritten: 0 };
+    const { remoteAddress: host, remotePort: port } = conn.socket;
+    const from = host === undefined || port === undefined ? undefined : { host, port };
+    const c: Conn = { id: this.nextId++, conn, from, sent: 0, lastBytes: 0, lastReads: 0, lastWritten: 0 };
     this.conns.add(c);
     conn.closed.then(() => this.close(c));
     const far = this.opts.farEnd;

@@ -5,11 +5,9 @@
 // plain zeros for any receiver.
 
 import { randomUUID } from 'node:crypto';
-import type net from 'node:net';
-import { EnvironmentError, PeerError, UsageError } from '../errors.js';
+import { EnvironmentError, UsageError } from '../errors.js';
 import type { BufferSize } from '../policy/buffers.js';
 import { checkOption, checkWhole, OPTIONS } from '../policy/option-registry.js';
-import { formatDuration, formatSize } from '../policy/units.js';
 import { connect, type TcpConnection } from '../tcp/connection.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../tcp/frame.js';
 import type { ReaderSpec } from '../tcp/reader.js';
@@ -17,98 +15,8 @@ import type { Emit, TcpBlastResult } from './end-events.js';
 import { encodeHello, FRAME_INDEX_BYTES } from './hello.js';
 import { limitedShare, streamSummary } from './iperf3/summary.js';
 import { encodeTrailer, PatternSource, PatternVerifier } from './pattern.js';
-
-/** Bytes handed to one socket.write. */
-export const WRITE_BYTES = 256 * 1024;
-
-export interface PumpLimit {
-  /** Stop after this many stream bytes (rounded up to whole frames). */
-  bytes?: number;
-  /** Stop after this many seconds (then finish the frame in progress). */
-  seconds?: number;
-  /** Shared with other streams (a far end's cap): each write takes from it; at 0 the pump stops. */
-  budget?: { left: number };
-}
-
-/** What pump sends: the pattern's frames, or raw bytes. */
-export interface StreamSource {
-  readonly frameBytes: number;
-  toFrameEnd(): number;
-  next(max: number): Buffer;
-}
-
-/** `blast --raw`: zeros, no hello, no framing (a "frame" is one byte, so any count can be sent). */
-export class ZeroSource implements StreamSource {
-  readonly frameBytes = 1;
-  private static readonly zeros = Buffer.alloc(WRITE_BYTES);
-  toFrameEnd(): number {
-    return 1;
-  }
-  next(max: number): Buffer {
-    return ZeroSource.zeros.subarray(0, Math.min(max, WRITE_BYTES));
-  }
-}
-
-/** Writes the source into `socket` until the limit; resolves with the bytes written (whole frames). */
-export function pump(
-  socket: net.Socket,
-  source: StreamSource,
-  limit: PumpLimit,
-  progress: { bytes: number } = { bytes: 0 },
-): Promise<number> {
-  const total =
-    limit.bytes === undefined
-      ? Number.POSITIVE_INFINITY
-      : Math.ceil(limit.bytes / source.frameBytes) * source.frameBytes;
-  const deadline =
-    limit.seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + limit.seconds * 1000;
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let ending = false;
-    const onError = (err: Error) => {
-      socket.off('drain', write);
-      reject(err);
-    };
-    const onClose = () => onError(new PeerError('the peer closed the connection before the transfer ended'));
-    const done = () => {
-      socket.off('error', onError);
-      socket.off('close', onClose);
-      resolve(sent);
-    };
-    // corked, so a frame's header and payload leave in one writev
-    function write(): void {
-      socket.cork();
-      for (;;) {
-        if (!ending && performance.now() >= deadline) ending = true;
-        let max = Math.min(WRITE_BYTES, total - sent);
-        if (ending) {
-          const rest = source.toFrameEnd();
-          if (rest === source.frameBytes) max = 0;
-          else max = Math.min(max, rest);
-        }
-        // a cap stops the stream where it is, even mid-frame (the test is cut, not ended)
-        if (limit.budget) max = Math.min(max, limit.budget.left);
-        if (max <= 0) {
-          socket.uncork();
-          done();
-          return;
-        }
-        const piece = source.next(max);
-        sent += piece.length;
-        if (limit.budget) limit.budget.left -= piece.length;
-        progress.bytes = sent;
-        if (!socket.write(piece) && source.toFrameEnd() === source.frameBytes) {
-          socket.uncork();
-          socket.once('drain', write);
-          return;
-        }
-      }
-    }
-    socket.once('error', onError);
-    socket.once('close', onClose);
-    write();
-  });
-}
+import { errorCode, fromPeer, peerFailure, peerFailureText, refusedHello } from './peer-failure.js';
+import { pump, ZeroSource } from './pump.js';
 
 /** What runTcpBlast takes: the sink, the amount or duration, the message size, streams and direction. */
 export interface TcpBlastOptions {
@@ -158,6 +66,9 @@ function moved(s: Stream): number {
   const st = s.conn.socketStats();
   return (st?.bytesAcked ?? s.bytes) + (st?.bytesReceived ?? s.conn.reader.bytes);
 }
+
+/** Why a run ended before its end: a stop, a stall, or the sink's failure (said with its context). */
+type CutShort = { interrupted: string } | { stalled: string } | { failed: string };
 
 interface Stream {
   index: number;
@@ -209,36 +120,58 @@ export async function openStreams(
     }
   } catch (e) {
     for (const c of conns) c.socket.destroy();
-    throw e;
+    // a refused or unanswered connect: said with the sink's role and the likely cause
+    const code = errorCode(e);
+    throw code === undefined
+      ? e
+      : peerFailure(e, {
+          peer: 'sink',
+          at: { host: o.host, port: o.port },
+          doing: 'connecting to',
+          said: code,
+        });
   }
   return conns;
 }
 
-/** A sink that refuses a hello does so at once: a failure this soon, with no secret sent, is likely that. */
-const REFUSED_WITHIN_SECONDS = 2;
+/** Stream `index`'s hello: the test, its shape, and (reverse) what the sink sends and with what sndbuf. */
+function streamHello(
+  opts: TcpBlastOptions,
+  test: string,
+  index: number,
+  perStream: number | undefined,
+  seconds: number | undefined,
+): Uint8Array {
+  const sndbuf = opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
+  return encodeHello({
+    sockbuf: 1,
+    test,
+    stream: index,
+    streams: opts.parallel,
+    reverse: opts.reverse,
+    size: opts.size,
+    bytes: opts.reverse ? perStream : undefined,
+    seconds: opts.reverse ? seconds : undefined,
+    sndbuf: opts.reverse ? sndbuf : undefined,
+    ...(opts.secret === undefined ? {} : { secret: opts.secret }),
+  });
+}
 
-/**
- * A stream's failure (EPIPE, ECONNRESET, a close before the end) as a PeerError naming the sink, what
- * this end was doing, what it had moved, and the likely cause where it is known.
- */
-function peerFailure(err: unknown, opts: TcpBlastOptions, streams: Stream[], started: number): unknown {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (!(err instanceof PeerError) && code !== 'EPIPE' && code !== 'ECONNRESET') return err;
+/** Why a stream failed, said with its context (peer-failure.ts); undefined when not the peer's doing. */
+function peerFailed(
+  err: unknown,
+  opts: TcpBlastOptions,
+  streams: Stream[],
+  started: number,
+): string | undefined {
+  if (!fromPeer(err)) return undefined;
   const seconds = (performance.now() - started) / 1000;
   const bytes = streams.reduce((a, s) => a + streamBytes(s, opts.reverse), 0);
-  const where = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
-  const doing = `${opts.reverse ? 'receiving from' : 'sending to'} the sink at ${where}`;
-  const cause =
-    opts.secret === undefined && !opts.raw && seconds < REFUSED_WITHIN_SECONDS
-      ? "; the far end refused: set SOCKBUF_SECRET (a sockbuf serve far end closes a connection whose hello lacks the test's secret; remote's ready line gives it)"
-      : code === 'ECONNRESET'
-        ? '; the receiver reset the connection (it exited, or closed with bytes unread)'
-        : '';
-  const what = (err as Error).message;
-  return new PeerError(
-    `${doing}: ${what} after ${formatSize(bytes)} in ${formatDuration(seconds)} over ${streams.length} stream(s)${cause}`,
-    { cause: err },
-  );
+  const noSecret = opts.secret === undefined && !opts.raw;
+  const cause = refusedHello(noSecret, seconds, bytes);
+  const doing = opts.reverse ? 'receiving from' : 'sending to';
+  const moved = { bytes, seconds, streams: streams.length };
+  return peerFailureText(err as Error, { peer: 'sink', at: opts, doing, moved, ...(cause ? { cause } : {}) });
 }
 
 /** `sockbuf blast tcp`: resolves with the result once every stream has ended; `emit` gets the intervals. */
@@ -273,8 +206,8 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       ? checkOption('stallTimeout', opts.stallSeconds ?? OPTIONS.stallTimeout.default, 'stallSeconds')
       : undefined;
   let streams: Stream[] = [];
-  /** Why the run was cut short (a stop signal, the grace spent): the result says it, with what it had. */
-  let cutShort: { interrupted: string } | { stalled: string } | undefined;
+  /** Why the run was cut short (a stop signal, the grace spent, the sink failed): the result says it, with what it had. */
+  let cutShort: CutShort | undefined;
   const cut = (why: typeof cutShort) => {
     cutShort ??= why;
     for (const s of streams) s.conn.socket.destroy();
@@ -355,8 +288,6 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
   };
   signal?.addEventListener('abort', abort, { once: true });
   const perStream = opts.bytes === undefined ? undefined : Math.ceil(opts.bytes / opts.parallel);
-  const sndbuf =
-    opts.reverse && opts.sndbuf !== undefined && opts.sndbuf !== 'auto' ? Number(opts.sndbuf) : undefined;
   const started = performance.now();
   const cpu0 = process.cpuUsage(); // cpuSeconds count from the streams' start, to the result
   let last = started;
@@ -404,20 +335,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
             d.push(chunk);
           };
         }
-        sock.write(
-          encodeHello({
-            sockbuf: 1,
-            test,
-            stream: s.index,
-            streams: opts.parallel,
-            reverse: opts.reverse,
-            size: opts.size,
-            bytes: opts.reverse ? perStream : undefined,
-            seconds: opts.reverse ? seconds : undefined,
-            sndbuf,
-            ...(opts.secret === undefined ? {} : { secret: opts.secret }),
-          }),
-        );
+        sock.write(streamHello(opts, test, s.index, perStream, seconds));
         if (!opts.reverse) {
           const source = new PatternSource(opts.size);
           s.bytes = await pump(sock, source, { bytes: perStream, seconds }, s);
@@ -429,7 +347,11 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
       }),
     ).catch((err) => {
       // cut short by us: the streams' errors are the cut's; the result says what it had
-      if (!cutShort) throw peerFailure(err, opts, streams, started);
+      if (cutShort) return;
+      // the sink's failure (a reset, a close, a refusal): the result says it, with what was moved until then
+      const failed = peerFailed(err, opts, streams, started);
+      if (failed === undefined) throw err;
+      cut({ failed });
     });
   } finally {
     clearInterval(timer);
@@ -447,7 +369,7 @@ export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<Tc
 function blastResult(
   opts: TcpBlastOptions,
   streams: Stream[],
-  cutShort: { interrupted: string } | { stalled: string } | undefined,
+  cutShort: CutShort | undefined,
   started: number,
   cpu0: NodeJS.CpuUsage,
 ): TcpBlastResult {

@@ -1,6 +1,7 @@
 // The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
 // end's port, and collect its results.
 import net from 'node:net';
+import { peerFailure, peerFailureText } from '../ends/peer-failure.js';
 import { EnvironmentError, SockbufError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
@@ -34,6 +35,8 @@ export class ServeClient {
   private readonly queue: Reply[] = [];
   private waiter?: { resolve: (r: Reply) => void; reject: (e: Error) => void };
   private failure?: Error;
+  /** What this end is doing with the server (said in a failure, with the server's address). */
+  private doing = 'talking to';
 
   private constructor(
     readonly socket: net.Socket,
@@ -60,9 +63,11 @@ export class ServeClient {
         socket.destroy();
       }
     });
-    socket.on('error', (err) => this.fail(err));
+    // the server's failure said with its address and what this end was doing (peer-failure.ts)
+    const context = () => ({ peer: 'sockbuf serve', at: server, doing: this.doing });
+    socket.on('error', (err) => this.fail(peerFailure(err, context()) as Error));
     socket.on('close', () =>
-      this.fail(new EnvironmentError(`sockbuf serve at ${formatHostPort(server)} closed the connection`)),
+      this.fail(new EnvironmentError(peerFailureText('it closed the connection', context()))),
     );
   }
 
@@ -153,14 +158,18 @@ export class ServeClient {
   }
 
   async hello(): Promise<HelloReply> {
+    this.doing = 'saying hello to';
     this.send({ type: 'hello' });
     return this.expect('hello');
   }
 
   /** Asks for a test; resolves once the far end listens (its port on the server's host). */
   async startTest(kind: Kind, params: Record<string, ParamValue>, token?: string): Promise<ReadyReply> {
+    this.doing = 'asking for a test from';
     this.send({ type: 'test', kind, params, ...(token === undefined ? {} : { token }) });
-    return this.expect('ready');
+    const ready = await this.expect('ready');
+    this.doing = 'running a test with';
+    return ready;
   }
 
   /**
@@ -173,6 +182,7 @@ export class ServeClient {
 
   /** Waits for the far end's results (it exits by itself, or after `done`). */
   result(): Promise<ResultReply> {
+    this.doing = "waiting for the far end's results from";
     return this.expect('result');
   }
 

@@ -2,7 +2,7 @@
 // runs it (ServeClient asks for the far end, runTcpBlast sends to it with the test's secret); the far
 // end's connection line adds its side: what it received and its receive buffer.
 import { runTcpBlast } from '../ends/tcp-source.js';
-import { EnvironmentError } from '../errors.js';
+import { EnvironmentError, PeerError } from '../errors.js';
 import { ServeClient } from './client.js';
 import { type Figures, num, type ProbeRun, type Row, senderFigures, WRITE_SIZE } from './probe-figures.js';
 
@@ -29,6 +29,8 @@ export async function probeServe(run: ProbeRun, signal: AbortSignal): Promise<Fi
     );
     // a far end that stopped taking the stream: the run ended at its grace, not a figure to keep
     if (r.stalled !== undefined) throw new EnvironmentError(String(r.stalled));
+    // the far end reset or closed the stream: no figure to keep either (the text names it and what moved)
+    if (r.failed !== undefined) throw new PeerError(r.failed);
     // the far end (sink tcp --once) exits when the stream ended; its connection line has its side
     const far = (await client.result()).lines.find((l) => (l as Row).event === 'connection') as
       | Row

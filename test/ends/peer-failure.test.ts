@@ -52,7 +52,7 @@ test('blast tcp at a serve far end without SOCKBUF_SECRET: "the far end refused:
   }
 });
 
-test('blast tcp at a receiver that resets mid-transfer: its address, what was sent, and the reset', {
+test('blast tcp at a receiver that resets mid-transfer: what it sent until then, then its address and the reset', {
   timeout: 60_000,
 }, async () => {
   // reads for 2.5 s (past the moment a refused hello would come), then resets with bytes unread
@@ -62,27 +62,50 @@ test('blast tcp at a receiver that resets mid-transfer: its address, what was se
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
-  try {
-    const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+  const run = (...more: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(
         process.execPath,
-        [...SOCKBUF_ARGV, 'blast', 'tcp', '--to', `127.0.0.1:${port}`, '--duration', '10s'],
-        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SOCKBUF_SECRET: 'x' } },
+        [...SOCKBUF_ARGV, 'blast', 'tcp', '--to', `127.0.0.1:${port}`, '--duration', '10s', ...more],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SOCKBUF_SECRET: 'x' } },
       );
-      let stderr = '';
+      let [stdout, stderr] = ['', ''];
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
       child.stderr.on('data', (d) => {
         stderr += d;
       });
-      child.once('close', (status) => resolve({ status, stderr }));
+      child.once('close', (status) => resolve({ status, stdout, stderr }));
     });
+  try {
+    const r = await run();
     assert.equal(r.status, 1, r.stderr);
+    const said = new RegExp(
+      `sending to the sink at 127\\.0\\.0\\.1:${port}: (write|read) (ECONNRESET|EPIPE) after [1-9][\\d.]* \\S+ in [\\d.]+ s over 1 stream\\(s\\)`,
+    );
+    assert.match(r.stderr, said);
     assert.match(
       r.stderr,
-      new RegExp(
-        `sending to the sink at 127\\.0\\.0\\.1:${port}: (write|read) (ECONNRESET|EPIPE) after [1-9][\\d.]* \\S+ in [\\d.]+ s over 1 stream\\(s\\)`,
-      ),
+      /the sink (reset the connection|closed the connection while this end was still sending)/,
     );
     assert.doesNotMatch(r.stderr, /SOCKBUF_SECRET/);
+    // what it measured until the reset: the summary (was: no summary, only the error)
+    assert.match(
+      r.stdout,
+      /^sent [1-9][\d.]* \S+ in [\d.]+ s = .* over 1 stream\(s\); cut short by the sink/m,
+    );
+    // --json: the result object, with the failure in it
+    const j = await run('--json');
+    assert.equal(j.status, 1, j.stderr);
+    const result = j.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; bytes: number; failed?: string })
+      .find((e) => e.event === 'result');
+    assert.ok(result, j.stdout);
+    assert.ok(result.bytes > 0);
+    assert.match(String(result.failed), said);
   } finally {
     server.close();
   }

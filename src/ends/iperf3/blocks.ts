@@ -2,7 +2,7 @@
 // Stopping on a block boundary is not enough for iperf3's client (its non-blocking reads were partial,
 // so its blocks straddle ours): the server ends each stream with a FIN at TEST_END (iperf3-sink.ts).
 import type net from 'node:net';
-import { WRITE_BYTES } from '../tcp-source.js';
+import { WRITE_BYTES } from '../pump.js';
 
 /** Writes in one event-loop turn before the sender lets other I/O (the control connection) run. */
 const WRITES_PER_TURN = 16;

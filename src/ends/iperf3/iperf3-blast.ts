@@ -11,7 +11,8 @@ import { tcpCongestion } from '../../sys/socket.js';
 import { connect, type TcpConnection } from '../../tcp/connection.js';
 import type { ReaderSpec } from '../../tcp/reader.js';
 import type { Emit, Iperf3BlastResult } from '../end-events.js';
-import { openStreams, pump, ZeroSource } from '../tcp-source.js';
+import { pump, ZeroSource } from '../pump.js';
+import { openStreams } from '../tcp-source.js';
 import { ControlChannel, waitAcked } from './control.js';
 import {
   COOKIE_BYTES,
