@@ -86,8 +86,21 @@ async function idle(a: Record<string, string>): Promise<void> {
     await Promise.all(
       Array.from({ length: Math.min(batch, conns - i) }, async () => {
         const s = net.connect({ host: a.host, port: Number(a.port) });
+        // a refused or reset connect ends the role, said with the holder's address (it waited for ever)
+        await new Promise<void>((resolve, reject) => {
+          s.once('connect', () => resolve());
+          s.once('error', (e) =>
+            reject(
+              peerFailure(e, {
+                peer: 'holder',
+                at: { host: a.host, port: Number(a.port) },
+                doing: 'connecting to',
+                said: errorCode(e),
+              }),
+            ),
+          );
+        });
         s.on('error', () => {});
-        await new Promise((r) => s.once('connect', r));
         s.write(burst);
         socks.push(s);
       }),

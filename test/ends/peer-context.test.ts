@@ -194,3 +194,17 @@ test("bench's ping end: an echo end that resets is said with its address, at onc
     echo.close();
   }
 });
+
+test("bench's idle end: a holder that is not there is said, exit 1 (it ended saying nothing)", {
+  timeout: 60_000,
+}, async () => {
+  const END = fileURLToPath(new URL('../../src/ends/bench-tcp.child.ts', import.meta.url));
+  const port = await closedPort();
+  const args = ['idle', '--host', '127.0.0.1', '--port', String(port), '--conns', '3', '--burst', '10'];
+  const r = await run(['--import', 'tsx', END, ...args], 20_000);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(`^connecting to the holder at 127\\.0\\.0\\.1:${port}: ECONNREFUSED; nothing listens there`),
+  );
+});
