@@ -81,13 +81,55 @@ export function stalledSender(x: Sample): string | undefined {
   );
 }
 
+/** TCP_INIT_CWND: autotuning sizes an established socket's send buffer for at least 2 × this many segments. */
+export const INIT_CWND = 10;
+
+/**
+ * A pinned send buffer that was at its limit over the interval, told by what accumulates between two
+ * samples (issue 44: a sender of 1 MiB bursts every 3 s through SO_SNDBUF 2 KiB across 40 ms read an
+ * empty queue at ~85 % of 2 s samples, so its first finding came 46 s in). Evidence in words, or
+ * undefined. All of:
+ * - the buffer is locked, not merely small: below 2 × 10 segments, which autotuning gives every
+ *   established socket (tcp_init_buffer_space: 2 × TCP_INIT_CWND × the skb's truesize, > mss; an
+ *   autotuned socket across the lab read tb 46080 before its first byte), and below tcp_wmem max / 8;
+ * - it was busy in the interval (tcpi_busy_time grew) and, on average over that busy time, at least
+ *   half the buffer was in flight: acked bytes ÷ busy time × min rtt ≥ tb/2 — the rule's "queue at the
+ *   limit" (Send-Q ≥ tb/2) averaged over the interval's busy time instead of read at one instant;
+ * - congestion and the peer's window allow more than the buffer holds (cwnd × mss and snd_wnd > tb),
+ *   and the peer's window limited less than half the busy time (tcpi_rwnd_limited).
+ * A pinned sender that is idle, or sends less than half its buffer per round trip, is not found. The
+ * kernel's tcpi_sndbuf_limited is no help here: it grew in 7 of 10 such bursts, and in neither of the
+ * first two (it counts only while the whole queue has been sent and the writer waits).
+ */
+export function filledWhileBusy(x: Sample, tcpWmemMax: number): string | undefined {
+  const t = x.s.tcpInfo;
+  const o = x.old?.tcpInfo;
+  const tb = x.s.skmem?.sndbuf;
+  if (!t || !o || !x.seconds || tb === undefined) return undefined;
+  if (tb >= 2 * INIT_CWND * t.sndMss || tb > tcpWmemMax * FAR_BELOW) return undefined;
+  if (t.busyTime === undefined || o.busyTime === undefined) return undefined;
+  if (t.bytesAcked === undefined || o.bytesAcked === undefined) return undefined;
+  const busyUs = t.busyTime - o.busyTime;
+  const acked = t.bytesAcked - o.bytesAcked;
+  if (busyUs <= 0 || acked <= 0) return undefined;
+  const rttUs = t.minRtt && t.minRtt !== 0xffffffff ? t.minRtt : t.rtt;
+  const inFlight = (acked / busyUs) * rttUs;
+  if (inFlight * 2 < tb) return undefined;
+  if (t.sndCwnd * t.sndMss <= tb || (t.sndWnd !== undefined && t.sndWnd <= tb)) return undefined;
+  const rwndUs = (t.rwndLimited ?? 0) - (o.rwndLimited ?? 0);
+  if (rwndUs * 2 > busyUs) return undefined;
+  return `≈ ${size(Math.round(inFlight))} in flight a round trip over ${ms(busyUs)} busy (${size(acked)} acknowledged)`;
+}
+
 /**
  * A pinned send buffer that holds less than the path needs, from the sender alone. The kernel's
  * sndbuf_limited counter misses it (measured: 0 % while the buffer was the only limit), so the rule
  * reads the state: a send buffer far below tcp_wmem max that autotuning did not grow, the queue at
  * that limit (Send-Q or w ≥ tb/2) or the buffer below two segments with rtt ≥ 10 × min rtt (the
  * delayed-ACK pattern), less in flight than cwnd and the peer's window allow, and the socket busy
- * most of the interval (or, without one, sending within the last second).
+ * most of the interval (or, without one, sending within the last second). A sender of bursts is
+ * also found from what the interval accumulated (`filledWhileBusy`): its queue may read empty at
+ * every sample between bursts.
  */
 export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined {
   const { s } = x;
@@ -102,13 +144,15 @@ export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined 
   // trip inflated by the peer's delayed ACK: the queue may read empty at the instant of the sample,
   // between an ACK and the next write (a real broker: 2 samples in 8)
   const belowSegments = tb < 2 * t.sndMss && minRtt !== undefined && t.rtt >= 10 * minRtt;
-  if (!full && !belowSegments) return undefined;
+  const filled = filledWhileBusy(x, tcpWmemMax);
+  if (!full && !belowSegments && !filled) return undefined;
   if (t.unacked >= t.sndCwnd) return undefined; // cwnd-limited: congestion, not the buffer
   if (t.sndWnd !== undefined && t.sndWnd <= s.wqueue) return undefined; // the peer's window
   const busy = busyShare(x);
   // busy most of the interval; or, for a sender of bursts (busy 0.45 s in every 3 s through a 4.5 KiB
-  // pin across 40 ms: 22 % of a 2 s interval at most), busy at all with its queue at the limit now
-  const loaded = busy !== undefined && (busy >= LOADED || (full && busy > 0));
+  // pin across 40 ms: 22 % of a 2 s interval at most), busy at all with its queue at the limit now,
+  // or at the limit on average over its busy time in the interval
+  const loaded = busy !== undefined && (busy >= LOADED || ((full || !!filled) && busy > 0));
   if (busy !== undefined ? !loaded : t.lastDataSent >= STALLED_MS || !t.busyTime) return undefined;
   const rate = intervalRate(x, 'bytesAcked');
   if (rate === 0) return undefined;
@@ -122,7 +166,7 @@ export function pinnedSender(x: Sample, tcpWmemMax: number): string | undefined 
     : '';
   return (
     `send buffer ${size(tb)}, far below tcp_wmem max ${size(tcpWmemMax)}, ` +
-    `${full ? `full (Send-Q ${size(s.wqueue)})` : 'busy'} ` +
+    `${full ? `full (Send-Q ${size(s.wqueue)})` : filled ? `at the limit while busy, ${filled},` : 'busy'} ` +
     `with less in flight than cwnd and the peer's window allow: the buffer is the limit, ${moved}${segment}. ` +
     `${ADVICE.pinnedSndbuf.cause}`
   );
