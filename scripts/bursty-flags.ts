@@ -5,6 +5,7 @@
 // The sender's case needs a path with a round trip (on loopback its bursts are not limited): in a lab,
 //   sockbuf lab up --rtt 40ms &   sockbuf lab exec --id ID server -- sockbuf sink tcp --listen 10.201.0.2:5399 &
 //   READER=10.201.0.2:5399 sockbuf lab exec --id ID client -- npx tsx scripts/bursty-flags.ts 180 2 sender
+// PHASE=locked times the bursts from the scrapes so that no scrape falls inside one (lib/bursty-pinned.ts).
 // Bounded: SECONDS (at most 600) per case, and the bursts' size.
 import { burstyPinned, type Side } from './lib/bursty-pinned.js';
 import { builtCli } from './lib/pinned.js';
@@ -19,6 +20,7 @@ for (const side of sides) {
     scrapeSeconds: scrape,
     log: (l) => process.stderr.write(`${side} ${l}\n`),
     reader: side === 'sender' ? process.env.READER : undefined,
+    lockPhase: process.env.PHASE === 'locked',
   });
   const pct = (n: number) => `${((100 * n) / r.scrapes).toFixed(1)} %`;
   console.log(

@@ -37,6 +37,8 @@ export interface BurstyResult {
   present: number;
   /** Scrapes where its busy ratio was above 0.1 (the alert's load condition; the sender's). */
   busy: number;
+  /** The first counted scrape (1-based) that carried the flag; 0: none did. */
+  firstFlagged: number;
   bytesSent: number;
 }
 
@@ -52,6 +54,12 @@ export async function burstyPinned(
     log?: (line: string) => void;
     reader?: string;
     warmUp?: number;
+    /**
+     * Bursts every 3 s timed from the scrapes (0.2 s after scrape 3k, 1.2 s after scrape 3k+1), so
+     * that each ends well before the next scrape: no sample sees a burst in progress, the worst phase
+     * for a rule that reads the queue at the sample. Default: every 3 s from the start, any phase.
+     */
+    lockPhase?: boolean;
   },
 ): Promise<BurstyResult> {
   const seconds = Math.min(600, opts.seconds);
@@ -85,8 +93,21 @@ export async function burstyPinned(
     client.write(burst);
     bytesSent += burst.length;
   };
-  send();
-  const bursts = setInterval(send, 3000);
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      send();
+    }, ms);
+    timers.add(t);
+  };
+  let fetched = 0; // scrapes taken (the first included), for lockPhase
+  const afterScrape = () => {
+    const k = fetched++ % 3;
+    if (opts.lockPhase && k < 2) later(k === 0 ? 200 : 1200);
+  };
+  if (!opts.lockPhase) send();
+  const bursts = opts.lockPhase ? undefined : setInterval(send, 3000);
 
   const exporter = spawn(
     cli[0],
@@ -94,7 +115,7 @@ export async function burstyPinned(
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const bound = setTimeout(() => exporter.kill('SIGKILL'), (seconds + 60) * 1000);
-  const counts = { scrapes: 0, flagged: 0, present: 0, busy: 0 };
+  const counts = { scrapes: 0, flagged: 0, present: 0, busy: 0, firstFlagged: 0 };
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
@@ -106,11 +127,13 @@ export async function burstyPinned(
       exporter.on('close', (code) => reject(new Error(`exporter exited ${code}: ${err}`)));
     });
     await (await fetch(url)).text(); // the first sample: ratios since each connection opened
+    afterScrape();
     let warm = 0;
     const started = performance.now();
     while (performance.now() - started < seconds * 1000) {
       await sleep(scrape * 1000);
       const text = await (await fetch(url)).text();
+      afterScrape();
       const mine = text
         .split('\n')
         .filter((l) => l.startsWith('sockbuf_socket_') && l.includes(`port="${port}"`));
@@ -128,6 +151,7 @@ export async function burstyPinned(
       }
       counts.scrapes++;
       if (flagged) counts.flagged++;
+      if (flagged && !counts.firstFlagged) counts.firstFlagged = counts.scrapes;
       if (ours.length) counts.present++;
       if (busy.some((b) => b > 0.1)) counts.busy++;
       log(`${counts.scrapes} ${flagged ? KIND[side] : '-'} busy ${busy.join(',') || '-'}`);
@@ -135,6 +159,7 @@ export async function burstyPinned(
   } finally {
     clearTimeout(bound);
     clearInterval(bursts);
+    for (const t of timers) clearTimeout(t);
     exporter.kill('SIGTERM');
     client.destroy();
     server.close();
