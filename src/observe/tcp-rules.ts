@@ -98,7 +98,7 @@ export const INIT_CWND = 10;
  * - congestion and the peer's window allow more than the buffer holds (cwnd × mss and snd_wnd > tb),
  *   and the peer's window limited less than half the busy time (tcpi_rwnd_limited).
  * A pinned sender that is idle, or sends less than half its buffer per round trip, is not found. The
- * kernel's tcpi_sndbuf_limited is no help here: it grew in 7 of 10 such bursts, and in neither of the
+ * kernel's tcpi_sndbuf_limited is no help here: it grew in 6 of 10 such bursts, and in neither of the
  * first two (it counts only while the whole queue has been sent and the writer waits).
  */
 export function filledWhileBusy(x: Sample, tcpWmemMax: number): string | undefined {
