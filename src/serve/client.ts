@@ -1,7 +1,7 @@
 // The client side of the serve control protocol: connect, say hello, ask for a test, learn the far
 // end's port, and collect its results.
 import net from 'node:net';
-import { peerFailure, peerFailureText } from '../ends/peer-failure.js';
+import { errorCode, peerFailure, peerFailureText } from '../ends/peer-failure.js';
 import { EnvironmentError, SockbufError } from '../errors.js';
 import { formatHostPort, type HostPort } from '../policy/address.js';
 import { resolveHost } from '../policy/resolve.js';
@@ -104,11 +104,9 @@ export class ServeClient {
       socket.once('error', (err) => {
         clearTimeout(t);
         signal?.removeEventListener('abort', onAbort);
-        reject(
-          new EnvironmentError(`cannot reach sockbuf serve at ${formatHostPort(server)}: ${err.message}`, {
-            cause: err,
-          }),
-        );
+        // said as every end says a peer's failure: whom, doing what, and the likely cause
+        const context = { peer: 'sockbuf serve', at: server, doing: 'connecting to', said: errorCode(err) };
+        reject(new EnvironmentError(peerFailureText(err, context), { cause: err }));
       });
     });
   }
