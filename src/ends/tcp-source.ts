@@ -174,7 +174,11 @@ function peerFailed(
   return peerFailureText(err as Error, { peer: 'sink', at: opts, doing, moved, ...(cause ? { cause } : {}) });
 }
 
-/** `sockbuf blast tcp`: resolves with the result once every stream has ended; `emit` gets the intervals. */
+/**
+ * `sockbuf blast tcp`: resolves with the result once every stream has ended; `emit` gets the intervals.
+ * A sink that resets or closes mid-run also resolves it, with what was moved until then and `failed`
+ * (whom, doing what, the likely cause); a refused connect rejects (EnvironmentError).
+ */
 export async function runTcpBlast(opts: TcpBlastOptions, emit: Emit): Promise<TcpBlastResult> {
   if (!(opts.size >= FRAME_INDEX_BYTES && opts.size <= DEFAULT_MAX_FRAME_BYTES))
     throw UsageError.invalid(
