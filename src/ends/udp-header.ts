@@ -94,6 +94,22 @@ export function readHeader(
   return h;
 }
 
+/**
+ * The sequence number of the datagram at `offset` (`length` bytes) when it is a data datagram of flow
+ * `flow`, or −1 for anything else (a trailer, another flow, no header: read those with readHeader).
+ * The sink's hot path: two reads to tell the common case, the third its answer; sendUsAt the fourth.
+ */
+export function dataSeqAt(view: DataView, offset: number, length: number, flow: number): number {
+  if (length < HEADER_BYTES || view.getUint32(offset, true) !== DATA_MAGIC) return -1;
+  if (view.getUint32(offset + 4, true) !== flow) return -1;
+  return view.getFloat64(offset + 8, true);
+}
+
+/** The send time (µs) of the data datagram at `offset`, whose header dataSeqAt read. */
+export function sendUsAt(view: DataView, offset: number): number {
+  return view.getFloat64(offset + 16, true);
+}
+
 /** Wall-clock microseconds, comparable across processes on one host (the receiver's clock too). */
 export { nowUs } from '../udp/clock.js';
 

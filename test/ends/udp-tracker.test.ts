@@ -211,3 +211,47 @@ test('a sender naming ever new flows grows the tracker to MAX_FLOWS, no further;
   assert.equal(t.report().flows, MAX_FLOWS);
   assert.equal(t.unsequenced, 500);
 });
+
+test("recordDatagram's in-order fast path counts as record() does: gaps, late, repeats, two flows, trailers", () => {
+  // a stream of headers as a sink meets it: runs in order (the fast path), and everything that leaves
+  // it (another flow, a gap, a late one, a repeat, a trailer, a send time that is not a number)
+  const size = 32;
+  const steps: [number, number, number][] = []; // flow, seq, sendUs (seq −1: a trailer)
+  let rnd = 12345;
+  const rand = () => {
+    rnd = (rnd * 1103515245 + 12345) % 2 ** 31;
+    return rnd / 2 ** 31;
+  };
+  const next = [0, 0];
+  for (let i = 0; i < 5000; i++) {
+    const f = rand() < 0.1 ? 1 : 0;
+    const r = rand();
+    if (r < 0.02) next[f] += 3; // a gap
+    const seq = r < 0.04 ? Math.max(0, next[f] - 2) : r < 0.05 ? Math.max(0, next[f] - 1) : next[f]++;
+    steps.push([f + 7, seq, r > 0.995 ? Number.NaN : 1000 + i]);
+  }
+  steps.push([7, -1, 0], [8, -1, 0]);
+  const buf = Buffer.alloc(steps.length * size);
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  steps.forEach(([flow, seq, sendUs], i) => {
+    if (seq < 0)
+      writeHeader(v, i * size, { magic: TRAILER_MAGIC, flow, seq: next[flow - 7], sendUs, copies: 1 });
+    else writeHeader(v, i * size, { magic: DATA_MAGIC, flow, seq, sendUs });
+  });
+  const fast = new SequenceTracker();
+  steps.forEach((_, i) => {
+    fast.recordDatagram(v, i * size, size, 5000 + i + (i % 7));
+  });
+  const slow = new SequenceTracker();
+  let bad = 0;
+  steps.forEach(([flow, seq, sendUs], i) => {
+    if (seq < 0) slow.recordTrailer(flow, next[flow - 7], 1);
+    else if (Number.isFinite(sendUs)) slow.record(flow, seq, sendUs, 5000 + i + (i % 7));
+    else bad++;
+  });
+  assert.ok(bad > 0, 'the stream has headers that are not counted');
+  assert.ok(slow.report().jitterUs > 0);
+  assert.deepEqual(fast.report(), slow.report());
+  assert.equal(fast.unsequenced, bad);
+  assert.equal(fast.lastDataUs, slow.lastDataUs);
+});
