@@ -140,6 +140,9 @@ export function pollBound(spec: ReaderSpec, remoteAddress: string | undefined): 
   return isLoopback(remoteAddress) ? POLL_DEFAULT_US : 0;
 }
 
+/** A monotonic clock in µs, for the prober (called once per epoch, not per read). */
+const nowUs = (): number => performance.now() * 1000;
+
 // ---- the shared buffer ----------------------------------------------------------------------------
 
 /** One buffer for every adaptive reader in the process, as large as the largest max in use. */
@@ -258,7 +261,7 @@ export class Reader {
           });
           sizer.limit(this.probe.arm.cap);
         }
-        if (this.probe.read(performance.now() * 1000, n, buf.length)) {
+        if (this.probe.read(n, buf.length, nowUs)) {
           sizer.limit(this.probe.current.cap);
           polls = this.probe.current.poll;
         }
