@@ -3,55 +3,13 @@
 // prints blast's summary, and so does `lab -- blast`. Before, lab exec died at once and blast with it
 // (its parent-death signal), summary lost. Real namespaces: root only; about 15 s.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
+import { labWithSink, rootSkip } from './lab-sink.js';
 
-const skip = process.getuid?.() !== 0 && 'needs root (network namespaces, tun devices)';
-const sockbufSync = (args: string[]) =>
-  spawnSync(process.execPath, [...SOCKBUF_ARGV, ...args], { encoding: 'utf8', timeout: 60_000 });
-
-let id = '';
-let sink: ChildProcess | undefined;
-
-before(async () => {
-  if (skip) return;
-  const up = sockbufSync(['lab', 'up', '--rtt', '1ms', '--no-measure', '--json']);
-  assert.equal(up.status, 0, up.stderr);
-  id = String((JSON.parse(up.stdout) as { id: string }).id);
-  // a sink in the server host that outlives each blast
-  sink = spawn(
-    process.execPath,
-    [
-      ...SOCKBUF_ARGV,
-      'lab',
-      'exec',
-      '--id',
-      id,
-      'server',
-      '--',
-      'sockbuf',
-      'sink',
-      'tcp',
-      '--listen',
-      '10.201.0.2:5201',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    sink?.stdout?.on('data', (d) => {
-      out += d;
-      if (out.includes('listening')) resolve();
-    });
-    sink?.once('exit', () => reject(new Error(`sink exited: ${out}`)));
-  });
-});
-
-after(() => {
-  sink?.kill('SIGTERM');
-  if (id) sockbufSync(['lab', 'down', '--id', id]);
-});
+const skip = rootSkip;
+const lab = labWithSink('1ms', '10.201.0.2:5201');
 
 /** Runs `argv` (a lab command running blast) in a process group of its own, signals it once it sends. */
 async function interrupted(
@@ -97,21 +55,7 @@ for (const how of ['group', 'process'] as const) {
     timeout: 60_000,
   }, async (t) => {
     const r = await interrupted(
-      [
-        'lab',
-        'exec',
-        '--id',
-        id,
-        'client',
-        '--',
-        'sockbuf',
-        'blast',
-        'tcp',
-        '--to',
-        '10.201.0.2:5201',
-        '--duration',
-        '30s',
-      ],
+      [...lab.exec('client'), 'sockbuf', 'blast', 'tcp', '--to', '10.201.0.2:5201', '--duration', '30s'],
       how,
     );
     t.diagnostic(`lab exec ended ${r.ms} ms after SIGINT`);

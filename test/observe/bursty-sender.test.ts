@@ -8,57 +8,16 @@
 // now on 20 of 20 from scrape 1. scripts/bursty-flags.ts (run here, in the lab's client host) runs it
 // for 3 minutes. Real namespaces: root only; ~75 s.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SOCKBUF_ARGV } from '../cli/argv.js';
+import { labWithSink, rootSkip } from '../lab/lab-sink.js';
 
-const skip = process.getuid?.() !== 0 && 'needs root (network namespaces, tun devices)';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECONDS = 60;
-const sockbufSync = (args: string[]) =>
-  spawnSync(process.execPath, [...SOCKBUF_ARGV, ...args], { encoding: 'utf8', timeout: 60_000 });
-
-let id = '';
-let sink: ChildProcess | undefined;
-
-before(async () => {
-  if (skip) return;
-  const up = sockbufSync(['lab', 'up', '--rtt', '40ms', '--no-measure', '--json']);
-  assert.equal(up.status, 0, up.stderr);
-  id = String((JSON.parse(up.stdout) as { id: string }).id);
-  sink = spawn(
-    process.execPath,
-    [
-      ...SOCKBUF_ARGV,
-      'lab',
-      'exec',
-      '--id',
-      id,
-      'server',
-      '--',
-      'sockbuf',
-      'sink',
-      'tcp',
-      '--listen',
-      '10.201.0.2:5399',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    sink?.stdout?.on('data', (d) => {
-      out += d;
-      if (out.includes('listening')) resolve();
-    });
-    sink?.once('exit', () => reject(new Error(`sink exited: ${out}`)));
-  });
-});
-
-after(() => {
-  sink?.kill('SIGTERM');
-  if (id) sockbufSync(['lab', 'down', '--id', id]);
-});
+const skip = rootSkip;
+const lab = labWithSink('40ms', '10.201.0.2:5399');
 
 test('a pinned sender of 1 MiB bursts every 3 s across 40 ms stays flagged on >= 95 % of 2 s scrapes from the start', {
   skip,
@@ -68,12 +27,7 @@ test('a pinned sender of 1 MiB bursts every 3 s across 40 ms stays flagged on >=
     process.execPath,
     [
       ...SOCKBUF_ARGV,
-      'lab',
-      'exec',
-      '--id',
-      id,
-      'client',
-      '--',
+      ...lab.exec('client'),
       process.execPath,
       '--import',
       'tsx',
