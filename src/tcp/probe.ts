@@ -12,7 +12,7 @@
 // the reader polls (src/tcp/poll.ts). While the stream is hot (its reads have grown to HOT_BYTES), time
 // is cut into epochs, each a count of reads long enough to last EPOCH_US (learned: the count doubles while
 // epochs come out shorter), and an epoch's cost is its wall time per byte; the clock is read only where
-// an epoch starts or ends (a clock read per read cost 1–2 % of a 64 KiB read's time here, and its cost
+// an epoch starts or ends (performance.now() took 70 ns here, ~0.6 % of a 64 KiB read; its cost
 // is the host's). The prober holds its arm for `hold` epochs, then compares it with one neighbour (polling
 // switched, the cap doubled, the cap halved), the neighbours taken in turn: eight epochs in the order
 // N C C N N C C N (ABBA twice, so a drift in the host's speed weighs on both alike), four paired ratios
