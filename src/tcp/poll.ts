@@ -83,19 +83,33 @@ class Poller {
   /** Times polling started, and setImmediate turns taken (for tests and benchmarks). */
   starts = 0;
   turns = 0;
+  private immediate: NodeJS.Immediate | null = null;
 
   private readonly turn = () => {
     this.turns++;
-    if (this.window.turn(performance.now() * 1000)) setImmediate(this.turn);
-    else this.polling = false;
+    if (this.window.turn(performance.now() * 1000)) this.immediate = setImmediate(this.turn);
+    else this.stop();
   };
 
+  /** A read of `n` bytes by a reader whose bound is `bound` µs (0: it does not poll now; nothing to do). */
   read(n: number, bound: number): void {
+    // a reader that does not poll only calls this: the rest stays out of its inlined callback
+    if (bound !== 0) this.polled(n, bound);
+  }
+
+  private polled(n: number, bound: number): void {
     if (this.window.read(performance.now() * 1000, n, bound, this.polling)) {
       this.polling = true;
       this.starts++;
-      setImmediate(this.turn);
+      this.immediate = setImmediate(this.turn);
     }
+  }
+
+  /** Ends the chain, if one runs. */
+  stop(): void {
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = null;
+    this.polling = false;
   }
 }
 

@@ -63,6 +63,8 @@ export interface ProbeBounds {
   initial: number;
   /** Whether polling is one of the arms (false: never polls). */
   canPoll: boolean;
+  /** The first hold and the hold after a move, in epochs (default HOLD_MIN; the reader's priming uses 1). */
+  hold?: number;
 }
 
 /** Pure: the arm a hot stream reads with, probed and moved as its epochs' costs say. */
@@ -72,7 +74,8 @@ export class ReadProbe {
   probes = 0;
   moves = 0;
   private readonly bounds: ProbeBounds;
-  private hold = HOLD_MIN;
+  private readonly holdMin: number;
+  private hold: number;
   private held = 0;
   private next = 0;
   /** The probe under way: the neighbour, its direction, the costs of its epochs so far, and whether it is the confirming one. */
@@ -87,6 +90,8 @@ export class ReadProbe {
   constructor(bounds: ProbeBounds) {
     this.bounds = bounds;
     this.arm = { cap: bounds.initial, poll: false };
+    this.holdMin = bounds.hold ?? HOLD_MIN;
+    this.hold = this.holdMin;
   }
 
   /** The arm the next read uses: the probe's epoch's, or the held one. */
@@ -98,7 +103,10 @@ export class ReadProbe {
 
   /**
    * Records a read of `n` bytes, `size` being the buffer it went into; `now` (µs, monotonic) is called
-   * only on the reads that start or end an epoch. Returns true when the arm to use changed.
+   * only on the reads that start or end an epoch. Returns true where the arm to use may have changed:
+   * at every epoch's end (so the reader applies `current` there, changed or not: the same code every few
+   * milliseconds, which the JIT has seen run long before the prober first moves; see Reader.prime), and
+   * when a stream stops being hot.
    */
   read(n: number, size: number, now: () => number): boolean {
     if (size < Math.min(HOT_BYTES, this.bounds.max)) {
@@ -133,7 +141,8 @@ export class ReadProbe {
     }
     if (elapsed > 8 * EPOCH_US) this.epochReads = Math.max(this.epochReads >>> 1, EPOCH_READS);
     this.left = this.epochReads;
-    return this.epoch(elapsed / bytes);
+    this.epoch(elapsed / bytes);
+    return true;
   }
 
   /** An epoch ended with this cost (µs per byte). */
@@ -167,7 +176,7 @@ export class ReadProbe {
       }
       this.arm = p.arm;
       this.moves++;
-      this.hold = HOLD_MIN;
+      this.hold = this.holdMin;
       this.next = MOVES.indexOf(p.move); // walk on the same way first
     } else {
       this.hold = Math.min(this.hold * 2, HOLD_MAX);

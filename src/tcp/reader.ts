@@ -7,141 +7,30 @@
 // anywhere in the process), so a socket holds no read buffer of its own: an idle connection costs a
 // sizer's few numbers. A fixed reader owns its buffer, as `onread: { buffer: Buffer.alloc(n) }` does.
 import type net from 'node:net';
-import { UsageError } from '../errors.js';
-import { isLoopback } from '../policy/address.js';
-import { durationMs, parseSize } from '../policy/units.js';
 import type { OnRead } from '../sys/socket.js';
 import { POLL_DEFAULT_US, poller } from './poll.js';
-import { ReadProbe } from './probe.js';
-import { AdaptiveSizer, checkSizerBounds, SIZER_MAX_BYTES, SIZER_MIN_BYTES } from './sizer.js';
+import { type Arm, ReadProbe } from './probe.js';
+import {
+  DATA_READ_BYTES,
+  formatReader,
+  PROBE_START_BYTES,
+  pollBound,
+  type ReaderSpec,
+  resolveReader,
+} from './reader-spec.js';
+import { AdaptiveSizer } from './sizer.js';
+
+export * from './reader-spec.js';
 
 /**
- * Node pays ~1.5–3 µs of its own per read (the onread callback's trip from libuv into JavaScript), so
- * fewer, larger reads drain faster, until a read's copy no longer stays in a core's cache (Erlang/OTP
- * found 128–256 KiB best and 1 MiB slower, seed 002; on the next host 64 KiB was best): where the knee
- * lies is the host's. A hot stream's cap is learned on the connection (src/tcp/probe.ts), starting at
- * PROBE_START_BYTES, between 32 KiB and the max; scripts/drain-bench.ts measures it against fixed sizes,
- * node:net and a C read() loop.
+ * A monotonic clock in µs, for the prober (called once per epoch, not per read). `skewUs` is the
+ * synthetic time of the JIT priming's stream (see Reader.prime): one clock, so the JIT sees one.
  */
-export const ADAPTIVE_MIN_BYTES = 512;
-export const ADAPTIVE_MAX_BYTES = 1024 * 1024;
-/** The prober's first cap: what libuv reads per call for node:net (a start, not a tuned value). */
-export const PROBE_START_BYTES = 64 * 1024;
-/** What Node's 'data' path reads into: libuv suggests 64 KiB per read. */
-export const DATA_READ_BYTES = 64 * 1024;
+let skewUs = 0;
+const nowUs = (): number => performance.now() * 1000 + skewUs;
 
-/** The reader option of connect/listen. */
-export type ReaderOption =
-  | 'adaptive'
-  | 'data'
-  | { adaptive: { min?: number; max?: number; poll?: number | string } }
-  | { fixed: number };
-
-export type ReaderSpec =
-  /**
-   * poll: the bound on polling while a stream is hot, in µs (0: never; see src/tcp/poll.ts), or
-   * 'loopback' (the default): POLL_DEFAULT_US when the peer is a loopback address, else 0.
-   */
-  | { kind: 'adaptive'; min: number; max: number; poll: number | 'loopback' }
-  | { kind: 'fixed'; size: number }
-  | { kind: 'data' };
-
-/** Resolves the option (default 'adaptive') to a spec with every bound filled; throws UsageError. */
-export function resolveReader(option: ReaderOption | ReaderSpec | undefined, name = 'reader'): ReaderSpec {
-  if (option === undefined || option === 'adaptive')
-    return { kind: 'adaptive', min: ADAPTIVE_MIN_BYTES, max: ADAPTIVE_MAX_BYTES, poll: 'loopback' };
-  if (option === 'data') return { kind: 'data' };
-  if (typeof option === 'object' && option !== null) {
-    if ('kind' in option) return resolveReader(specToOption(option), name);
-    if ('fixed' in option) {
-      const f = option.fixed;
-      if (!Number.isSafeInteger(f) || f < SIZER_MIN_BYTES || f > SIZER_MAX_BYTES)
-        throw new UsageError(
-          (n) =>
-            `invalid value for ${n(name)}: fixed size ${f} (expected ${SIZER_MIN_BYTES} to ${SIZER_MAX_BYTES} bytes)`,
-          name,
-        );
-      return { kind: 'fixed', size: option.fixed };
-    }
-    if ('adaptive' in option) {
-      const a = option.adaptive ?? {};
-      const min = a.min ?? Math.min(ADAPTIVE_MIN_BYTES, a.max ?? ADAPTIVE_MIN_BYTES);
-      const max = a.max ?? Math.max(ADAPTIVE_MAX_BYTES, min);
-      checkSizerBounds(min, max, name);
-      if (a.poll === undefined || a.poll === 'loopback')
-        return { kind: 'adaptive', min, max, poll: 'loopback' };
-      const poll = Math.round(durationMs(a.poll, name) * 1000);
-      if (poll > POLL_MAX_US)
-        throw UsageError.invalid(name, String(a.poll), `a polling bound from 0 to ${POLL_MAX_US} µs`);
-      return { kind: 'adaptive', min, max, poll };
-    }
-  }
-  throw new UsageError(
-    (n) =>
-      `invalid value for ${n(name)}: ${JSON.stringify(option)} (expected 'adaptive', 'data', { adaptive: { min, max } } or { fixed: size })`,
-    name,
-  );
-}
-
-function specToOption(spec: ReaderSpec): ReaderOption {
-  if (spec.kind === 'adaptive')
-    return {
-      adaptive: {
-        min: spec.min,
-        max: spec.max,
-        poll: spec.poll === 'loopback' ? spec.poll : spec.poll / 1000,
-      },
-    };
-  if (spec.kind === 'fixed') return { fixed: spec.size };
-  return 'data';
-}
-
-const READER_EXPECTED = 'adaptive, adaptive:min=SIZE,max=SIZE,poll=DURATION, fixed:SIZE or data';
-/** A reader may poll for at most 1 ms after its last read (the kernel's busy_read takes µs too). */
-const POLL_MAX_US = 1000;
-
-/** `--reader adaptive | adaptive:min=SIZE,max=SIZE,poll=DURATION | fixed:SIZE | data` → a resolved spec. */
-export function parseReader(value: string, option = 'reader'): ReaderSpec {
-  const v = value.trim();
-  const bad = (): never => {
-    throw UsageError.invalid(option, value, READER_EXPECTED);
-  };
-  if (v === 'adaptive' || v === 'data') return resolveReader(v, option);
-  const fixed = /^fixed:(.+)$/.exec(v);
-  if (fixed) return resolveReader({ fixed: parseSize(fixed[1], option) }, option);
-  const adaptive = /^adaptive:(.+)$/.exec(v);
-  if (!adaptive) return bad();
-  const bounds: { min?: number; max?: number; poll?: string } = {};
-  for (const part of adaptive[1].split(',')) {
-    const kv = /^(min|max|poll)=(.+)$/.exec(part.trim());
-    if (!kv || bounds[kv[1] as 'min' | 'max' | 'poll'] !== undefined) return bad();
-    if (kv[1] === 'poll') bounds.poll = kv[2] === '0' ? '0s' : kv[2];
-    else bounds[kv[1] as 'min' | 'max'] = parseSize(kv[2], option);
-  }
-  return resolveReader({ adaptive: bounds }, option);
-}
-
-/** The spec as the CLI spells it: `adaptive:min=512,max=262144` (`,poll=200us` when a bound was set), `fixed:65536`, `data`. */
-export function formatReader(spec: ReaderSpec): string {
-  if (spec.kind === 'adaptive')
-    return `adaptive:min=${spec.min},max=${spec.max}${spec.poll === 'loopback' ? '' : `,poll=${spec.poll}us`}`;
-  if (spec.kind === 'fixed') return `fixed:${spec.size}`;
-  return 'data';
-}
-
-/**
- * How long a reader polls after its last read while a stream is hot (µs; 0: never). By default only a
- * loopback peer's stream polls: there the sender pays for waking the reader (src/tcp/poll.ts), which is
- * what polling saves; from a NIC, the CPU taking its interrupts would, and we have not measured that.
- */
-export function pollBound(spec: ReaderSpec, remoteAddress: string | undefined): number {
-  if (spec.kind !== 'adaptive') return 0;
-  if (spec.poll !== 'loopback') return spec.poll;
-  return isLoopback(remoteAddress) ? POLL_DEFAULT_US : 0;
-}
-
-/** A monotonic clock in µs, for the prober (called once per epoch, not per read). */
-const nowUs = (): number => performance.now() * 1000;
+/** Whether the adaptive path's JIT has been primed in this process (see Reader.prime). */
+let primed = false;
 
 // ---- the shared buffer ----------------------------------------------------------------------------
 
@@ -221,6 +110,8 @@ export class Reader {
   private readonly hist = new Array<number>(33).fill(0);
   private probe: ReadProbe | null = null;
   private socket: net.Socket | null = null;
+  /** The prober's first hold in epochs: undefined (its default), or the priming run's 1 (see prime). */
+  private hold: number | undefined = undefined;
 
   constructor(spec: ReaderSpec) {
     this.spec = spec;
@@ -236,13 +127,15 @@ export class Reader {
   /**
    * The `onread` option for a net.Socket, or undefined for the 'data' reader. Per read it does only
    * what it must (measured in scripts/drain-bench.ts): a read that filled its buffer is handed over as
-   * the buffer itself (no view made), and the buffer function, which Node calls after every read, returns
-   * nothing while the size and the shared buffer are unchanged (Node then keeps the buffer it has).
+   * the buffer itself (no view made), and the buffer function, which Node calls after every read, makes a
+   * view only when the size or the shared buffer changed.
    */
   onread(): OnRead | undefined {
     const sizer = this.sizer;
     if (sizer === null) return undefined;
     const spec = this.spec;
+    if (spec.kind === 'adaptive' && !primed) Reader.prime();
+    const hold = this.hold;
     // decided at the first read, when the peer is known (a client's socket is attached before it connects)
     let poll = spec.kind !== 'adaptive' ? 0 : spec.poll === 'loopback' ? -1 : spec.poll;
     let polls = false;
@@ -258,6 +151,7 @@ export class Reader {
             max: sizer.max,
             initial: Math.min(Math.max(PROBE_START_BYTES, sizer.min), sizer.max),
             canPoll: poll > 0,
+            hold,
           });
           sizer.limit(this.probe.arm.cap);
         }
@@ -266,18 +160,24 @@ export class Reader {
           polls = this.probe.current.poll;
         }
       }
-      if (polls) poller.read(n, poll);
+      poller.read(n, polls ? poll : 0);
       return this.deliver(full ? buf : buf.subarray(0, n));
     };
     if (this.own) return { buffer: this.own, callback };
     let size = 0;
     let generation = -1;
+    let view: Buffer = Buffer.alloc(0);
     return {
+      // the view every time, not undefined while unchanged: Node's onStreamRead stores what this returns,
+      // and a store it had never run before the JIT compiled it (the prober's first new size) would throw
+      // its optimized code away (see prime)
       buffer: () => {
-        if (sizer.size === size && shared.generation === generation) return undefined;
-        size = sizer.size;
-        generation = shared.generation;
-        return shared.view(size);
+        if (sizer.size !== size || shared.generation !== generation) {
+          size = sizer.size;
+          generation = shared.generation;
+          view = shared.view(size);
+        }
+        return view;
       },
       callback,
     };
@@ -309,6 +209,69 @@ export class Reader {
       this.socket?.destroy(err instanceof Error ? err : new Error(String(err)));
       return false;
     }
+  }
+
+  /**
+   * Primes V8 for the adaptive path, once per process, before the first adaptive reader reads. V8
+   * optimizes the read callback for what it has seen run; the first time a read takes a path it had not
+   * (the prober's first probe, its first move, polling switched on, a new read size), the optimized code
+   * is thrown away ("insufficient type feedback") and reads run unoptimized until it is compiled again,
+   * the compiler sharing the reader's CPU. On a 2 GiB loopback drain (drain-bench, one CPU for the sink)
+   * each such deoptimization cost 50–80 ms at ~60 % of the optimized speed, two or three per stream: the
+   * 8–10 % the prober's moves seemed to cost. So a synthetic stream walks every path once first, its clock
+   * saying what each arm costs: a probe won and confirmed, a move, pairs lost, a probe tied, polling on and
+   * off, caps up and down, epochs too short and too long, and a byte count past 2^31 (a field outgrowing a
+   * small integer deoptimizes too). Its time is added to the prober's one clock (skewUs): another clock
+   * function would be a second target the JIT had not seen. It polls with the process's poller (another one's objects would not
+   * match what the JIT saw), starting and stopping its chain on every read that polls (a path run once
+   * may run before V8 records anything), and puts back its counts. Returns what it
+   * walked, for its test. @internal
+   */
+  static prime(): { reads: number; probes: number; moves: number; arms: string[] } {
+    primed = true;
+    const K = 1024;
+    // µs per byte by arm: 128K reads 10 % cheaper than 64K (they win, and are moved to), 256K 1.5 %
+    // cheaper than 128K (less than the 3 % a move needs: their probe runs out without a verdict), 64K
+    // dearer, polling dearer still (its probes lose at once: a stream that polls for long would make
+    // the JIT inline polling into the callback, a larger compile that every stream would wait for)
+    const byCap: Record<number, number> = { 64: 1, 128: 0.9, 256: 0.9 * 0.985 };
+    const cost = (a: Arm) => (a.poll ? 1.3 : 1) * (byCap[a.cap / K] ?? 1.3) * 0.0045;
+    const r = new Reader(resolveReader({ adaptive: { poll: POLL_DEFAULT_US / 1e3 } }));
+    r.bytes = 2 ** 31 + 0.5;
+    r.hold = 1;
+    const { starts, turns } = poller;
+    const on = r.onread() as {
+      buffer: () => Uint8Array | undefined;
+      callback: (n: number, b: Uint8Array) => boolean;
+    };
+    const arms = new Set<string>();
+    let buf = on.buffer() as Uint8Array;
+    let synthetic = nowUs();
+    while (r.reads < 2000 && (r.probe === null || r.probe.moves < 1 || r.probe.probes < 7)) {
+      // the read takes the time its arm costs (the time the code takes here is left out), on the one
+      // clock the prober reads
+      // (the first epochs go too fast, then one read stalls: epochs too short and too long)
+      const pace = r.reads < 40 ? 0.2 : r.reads === 300 ? 50 : 1;
+      synthetic += pace * buf.length * cost(r.probe?.current ?? { cap: 64 * K, poll: false });
+      skewUs = synthetic - performance.now() * 1000;
+      on.callback(buf.length, buf);
+      buf = on.buffer() ?? buf;
+      if (poller.polling) {
+        // what the chain's turns would do (one after a read, one that found nothing), then stop it, so
+        // that the next read starts polling again
+        const t = performance.now() * 1000;
+        poller.window.turn(t);
+        poller.window.turn(t + 1.5);
+        poller.stop();
+      }
+      const a = (r.probe as ReadProbe).current;
+      arms.add(`${a.cap / K}K${a.poll ? '+poll' : ''}`);
+    }
+    poller.stop();
+    Object.assign(poller, { starts, turns });
+    skewUs = Math.max(skewUs, 0); // the clock goes on from where the synthetic stream left it, or now
+    const p = r.probe as ReadProbe;
+    return { reads: r.reads, probes: p.probes, moves: p.moves, arms: [...arms] };
   }
 
   stats(): ReaderStats {
