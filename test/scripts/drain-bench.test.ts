@@ -92,6 +92,21 @@ test('drain-bench runs C, sockbuf, node:net and OTP receivers on the same sender
   assert.match(table, /load average/);
 });
 
+test("drain-bench --warm: each receiver reads the warm-up first, the rate is the sender's for the rest", {
+  timeout: 120_000,
+}, async () => {
+  const MiB = 1024 * 1024;
+  const d = await drainBench(['--bytes', '8M', '--warm', '16M', '--repeat', '1', '--readers', 'fixed:64K']);
+  assert.equal(d.params.warm, 16 * MiB);
+  for (const r of d.runs) {
+    assert.ok(r.bytes >= 24 * MiB, `${r.receiver} read the warm-up and the rest (${r.bytes})`);
+    // the rate and time are of what followed the warm-up (8 MiB in whole frames, and the trailer)
+    const timed = r.bytesPerSecond * r.seconds;
+    assert.ok(timed >= 8 * MiB && timed < 8.2 * MiB, `${r.receiver}: ${timed} bytes timed`);
+  }
+  assert.match(formatTable(d), /after 16777216 bytes of warm-up \(timed by the sender\)/);
+});
+
 test("the C sender's framed stream is blast's: sink tcp --verify finds every frame in place", {
   timeout: 60_000,
 }, async () => {
