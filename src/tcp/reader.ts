@@ -62,7 +62,8 @@ class SharedReadBuffer {
   }
 }
 
-const shared = new SharedReadBuffer();
+/** Replaced once, after the JIT priming (which grew it to 256 KiB), so a process holds what its streams need. */
+let shared = new SharedReadBuffer();
 
 /** Bytes held by the process-wide read buffer (for the idle benchmark). */
 export function sharedReadBufferBytes(): number {
@@ -269,6 +270,7 @@ export class Reader {
     }
     poller.stop();
     Object.assign(poller, { starts, turns });
+    shared = new SharedReadBuffer();
     skewUs = Math.max(skewUs, 0); // the clock goes on from where the synthetic stream left it, or now
     const p = r.probe as ReadProbe;
     return { reads: r.reads, probes: p.probes, moves: p.moves, arms: [...arms] };

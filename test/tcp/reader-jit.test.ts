@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pollerStats } from '../../src/tcp/poll.js';
-import { Reader } from '../../src/tcp/reader.js';
+import { Reader, sharedReadBufferBytes } from '../../src/tcp/reader.js';
 
 const src = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 
@@ -21,6 +21,7 @@ test('priming walks the paths a prober takes, and leaves the process poller as i
   assert.equal(after.starts, before.starts);
   assert.equal(after.turns, before.turns);
   assert.equal(after.polling, false, 'its chain stopped');
+  assert.equal(sharedReadBufferBytes(), 0, 'the read buffer it grew to 256 KiB is let go');
 });
 
 test('a hot loopback stream through the default reader: the prober probes, V8 deoptimizes none of the reader', {
