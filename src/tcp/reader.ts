@@ -246,14 +246,14 @@ export class Reader {
       callback: (n: number, b: Uint8Array) => boolean;
     };
     const arms = new Set<string>();
+    let arm: Arm | undefined;
     let buf = on.buffer() as Uint8Array;
     let synthetic = nowUs();
     while (r.reads < 2000 && (r.probe === null || r.probe.moves < 1 || r.probe.probes < 7)) {
-      // the read takes the time its arm costs (the time the code takes here is left out), on the one
-      // clock the prober reads
-      // (the first epochs go too fast, then one read stalls: epochs too short and too long)
+      // each read takes the time its arm costs on the one clock the prober reads (the time this code
+      // takes is left out); the first epochs go too fast and one read stalls: epochs too short and too long
       const pace = r.reads < 40 ? 0.2 : r.reads === 300 ? 50 : 1;
-      synthetic += pace * buf.length * cost(r.probe?.current ?? { cap: 64 * K, poll: false });
+      synthetic += pace * buf.length * cost(arm ?? { cap: 64 * K, poll: false });
       skewUs = synthetic - performance.now() * 1000;
       on.callback(buf.length, buf);
       buf = on.buffer() ?? buf;
@@ -266,7 +266,8 @@ export class Reader {
         poller.stop();
       }
       const a = (r.probe as ReadProbe).current;
-      arms.add(`${a.cap / K}K${a.poll ? '+poll' : ''}`);
+      if (a !== arm) arms.add(`${a.cap / K}K${a.poll ? '+poll' : ''}`);
+      arm = a;
     }
     poller.stop();
     Object.assign(poller, { starts, turns });
