@@ -20,13 +20,13 @@
 // 1 − MARGIN; a neighbour becomes the arm only when it wins twice in a row (the second probe follows the
 // first at once), and the next probe tries the same direction again (a knee is found by walking to it);
 // otherwise the hold doubles, up to HOLD_MAX epochs, so a settled stream spends about one epoch in 130 on
-// a worse neighbour. Why so strict: on a VM an
-// epoch's cost jitters by tens of per cent (a host's tick, another guest), and a median-only rule moved
-// 6 times in 11 probes of one 2 GiB stream whose best arm was where it started (fixed:64K drained at
-// 0.98 × C there, the walking reader at 0.72): each false move is paid until the next probe undoes it.
-// Four ratios all below 1 by chance is 1 in 16, twice running 1 in 256. A probe ends at the first pair
-// that is not below 1 (it can no longer win), so a neighbour clearly worse costs one epoch, not four. A sender's pause inside an epoch
-// weighs on one ratio only, which the rule does not let decide. The first hold (HOLD_MIN epochs, ~32 ms)
+// a worse neighbour. Why so strict: on a VM an epoch's cost jitters by tens of per cent (a host's tick,
+// another guest), and a median-only rule moved 6 times in 11 probes of one 2 GiB stream whose best arm
+// was where it started (fixed:64K drained at 0.98 × C there, the walking reader at 0.72): each false
+// move is paid until the next probe undoes it. Four ratios all below 1 by chance is 1 in 16, twice
+// running 1 in 256. A probe ends at the first pair that is not below 1 (it can no longer win), so a
+// neighbour clearly worse costs one epoch, not four. A sender's pause inside an epoch weighs on one
+// ratio only, which the rule does not let decide. The first hold (HOLD_MIN epochs, ~32 ms)
 // and its doubling bound what exploring costs a short stream: a 2 GiB drain at 6 GB/s lasts ~170 epochs.
 
 /** The shortest epoch: a few scheduler ticks' worth of reads would be too short to time (µs). */

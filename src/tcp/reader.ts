@@ -57,13 +57,19 @@ class SharedReadBuffer {
     return v;
   }
 
+  /** Lets the buffer go (the next view allocates one, and every reader takes a new view). */
+  release(): void {
+    this.buf = Buffer.alloc(0);
+    this.views.clear();
+    this.generation++;
+  }
+
   get bytes(): number {
     return this.buf.length;
   }
 }
 
-/** Replaced once, after the JIT priming (which grew it to 256 KiB), so a process holds what its streams need. */
-let shared = new SharedReadBuffer();
+const shared = new SharedReadBuffer();
 
 /** Bytes held by the process-wide read buffer (for the idle benchmark). */
 export function sharedReadBufferBytes(): number {
@@ -219,14 +225,14 @@ export class Reader {
    * is thrown away ("insufficient type feedback") and reads run unoptimized until it is compiled again,
    * the compiler sharing the reader's CPU. On a 2 GiB loopback drain (drain-bench, one CPU for the sink)
    * each such deoptimization cost 50–80 ms at ~60 % of the optimized speed, two or three per stream: the
-   * 8–10 % the prober's moves seemed to cost. So a synthetic stream walks every path once first, its clock
-   * saying what each arm costs: a probe won and confirmed, a move, pairs lost, a probe tied, polling on and
-   * off, caps up and down, epochs too short and too long, and a byte count past 2^31 (a field outgrowing a
-   * small integer deoptimizes too). Its time is added to the prober's one clock (skewUs): another clock
-   * function would be a second target the JIT had not seen. It polls with the process's poller (another one's objects would not
-   * match what the JIT saw), starting and stopping its chain on every read that polls (a path run once
-   * may run before V8 records anything), and puts back its counts. Returns what it
-   * walked, for its test. @internal
+   * 8–10 % the prober's moves seemed to cost. So a synthetic stream walks every path once first, its
+   * clock saying what each arm costs: a probe won and confirmed, a move, pairs lost, a probe tied,
+   * polling on and off, caps up and down, epochs too short and too long, and a byte count past 2^31 (a
+   * field outgrowing a small integer deoptimizes too). Its time is added to the prober's one clock
+   * (skewUs): another clock function would be a second call target the JIT had not seen. It polls with
+   * the process's poller (another poller's objects would not match what the JIT saw), starting and
+   * stopping its chain on every read that polls (a path run once may run before V8 records anything),
+   * and puts back its counts. Returns what it walked, for its test. @internal
    */
   static prime(): { reads: number; probes: number; moves: number; arms: string[] } {
     primed = true;
@@ -271,7 +277,7 @@ export class Reader {
     }
     poller.stop();
     Object.assign(poller, { starts, turns });
-    shared = new SharedReadBuffer();
+    shared.release(); // it grew to 256 KiB: a process holds what its own streams need
     skewUs = Math.max(skewUs, 0); // the clock goes on from where the synthetic stream left it, or now
     const p = r.probe as ReadProbe;
     return { reads: r.reads, probes: p.probes, moves: p.moves, arms: [...arms] };
